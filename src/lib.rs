@@ -1,0 +1,3 @@
+//! tammi — a draughts engine: rules core, notation, perft and the solver tools.
+
+pub mod tchuka;
