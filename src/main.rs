@@ -1,7 +1,13 @@
 use clap::{Parser, Subcommand};
 
+use tammi::cli::rules_tools;
+
 #[derive(Parser)]
-#[command(name = "tammi", version, about = "tammi — a draughts engine")]
+#[command(
+    name = "tammi",
+    version,
+    about = "tammi — a draughts engine for english, international, russian, brazilian, canadian, turkish and more"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -9,19 +15,30 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Count the leaves of the move tree (move-generator test and benchmark).
+    Perft(rules_tools::PerftArgs),
+    /// List the legal moves of a position (or of one position per input line).
+    Moves(rules_tools::MovesArgs),
     /// Solve Tchuka Ruma, the mancala solitaire.
     Tchuka(tammi::tchuka::TchukaArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
-    let code = match cli.command {
-        Some(Command::Tchuka(args)) => tammi::tchuka::run(&args),
-        None => Ok(0),
+    let result = match &cli.command {
+        Some(Command::Perft(a)) => rules_tools::run_perft(a),
+        Some(Command::Moves(a)) => rules_tools::run_moves(a),
+        Some(Command::Tchuka(a)) => tammi::tchuka::run(a),
+        None => {
+            use clap::CommandFactory;
+            Cli::command().print_help().ok();
+            Ok(0)
+        }
     };
-    match code {
-        Ok(c) => std::process::exit(c),
+    match result {
+        Ok(code) => std::process::exit(code),
         Err(e) => {
+            // One line: what went wrong and, through the context chain, where.
             eprintln!("error: {e:#}");
             std::process::exit(2);
         }

@@ -1,0 +1,3 @@
+//! The command-line tools: thin adapters from arguments to the library.
+
+pub mod rules_tools;

@@ -1,0 +1,216 @@
+//! Moves as text: numeric (`32-28`, `28x19`, `47x38x24x13x36`), letter–number (`c3-d4`,
+//! `e3:c5`, `c3:e5:g7`), the Hub capture form (`28x19x23`: from, to, captured) and the
+//! russian short form (`cd4`).
+//!
+//! Reading matches the text against the legal moves, so every form is accepted where it
+//! names exactly one move; writing gives the full route only when two legal captures share
+//! start and end (PDN's rule).
+
+use super::square::{parse_square, square_name};
+use crate::rules::{Bits, Board, Move, Notation};
+
+/// The separator between squares: `-` for moves, `x` (numeric) or `:` (letter) for captures.
+fn capture_separator(notation: Notation) -> &'static str {
+    match notation {
+        Notation::Numeric => "x",
+        Notation::Letter => ":",
+    }
+}
+
+/// Write `mv` (legal in `pos`, whose legal moves are `legal`) in PDN style.
+pub fn format_move<P: Board>(
+    pos: &P,
+    mv: &Move<P::B>,
+    legal: &[Move<P::B>],
+    notation: Notation,
+) -> String {
+    let name = |b: u32| square_name::<P>(b, notation);
+    if !mv.is_capture() {
+        return format!("{}-{}", name(mv.from as u32), name(mv.to as u32));
+    }
+    let sep = capture_separator(notation);
+    let ambiguous = legal
+        .iter()
+        .any(|m| m.from == mv.from && m.to == mv.to && m.captured != mv.captured);
+    if ambiguous {
+        let route = pos.routes(mv).into_iter().next().unwrap_or_default();
+        let names: Vec<String> = route.into_iter().map(name).collect();
+        names.join(sep)
+    } else {
+        format!("{}{sep}{}", name(mv.from as u32), name(mv.to as u32))
+    }
+}
+
+/// Write `mv` with every landing square (`c3:e5:g7`), whatever the ambiguity.
+pub fn format_route<P: Board>(pos: &P, mv: &Move<P::B>, notation: Notation) -> String {
+    let name = |b: u32| square_name::<P>(b, notation);
+    if !mv.is_capture() {
+        return format!("{}-{}", name(mv.from as u32), name(mv.to as u32));
+    }
+    let route = pos.routes(mv).into_iter().next().unwrap_or_default();
+    let names: Vec<String> = route.into_iter().map(name).collect();
+    names.join(capture_separator(notation))
+}
+
+/// The Hub form: `32-28`, or `28x19x23` (from, to, then the captured squares by number).
+pub fn format_hub_move<P: Board>(mv: &Move<P::B>) -> String {
+    let from = P::square_of_bit(mv.from as u32);
+    let to = P::square_of_bit(mv.to as u32);
+    if !mv.is_capture() {
+        return format!("{from}-{to}");
+    }
+    let mut caps: Vec<u32> = mv.captured.squares().map(P::square_of_bit).collect();
+    caps.sort_unstable();
+    let mut s = format!("{from}x{to}");
+    for c in caps {
+        s.push('x');
+        s.push_str(&c.to_string());
+    }
+    s
+}
+
+/// Split move text into square tokens. Separators: `-`, `x`, `X`, `:`, and spaces after
+/// them (`1- 6` occurs in real files). Four or more digits with no separator (`3228`) are
+/// read as two-digit squares.
+fn tokens(text: &str) -> Result<Vec<String>, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("empty move".into());
+    }
+    if t.len() >= 4 && t.len() % 2 == 0 && t.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(t
+            .as_bytes()
+            .chunks(2)
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect());
+    }
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for c in t.chars() {
+        match c {
+            '-' | 'x' | 'X' | ':' | '×' => {
+                if cur.trim().is_empty() {
+                    return Err(format!("'{t}' has a separator with no square before it"));
+                }
+                out.push(cur.trim().to_string());
+                cur.clear();
+            }
+            c if c.is_ascii_alphanumeric() => cur.push(c),
+            c if c.is_whitespace() && cur.trim().is_empty() && !out.is_empty() => {}
+            c => return Err(format!("unexpected character '{c}' in move '{t}'")),
+        }
+    }
+    if cur.trim().is_empty() {
+        return Err(format!("'{t}' ends with a separator"));
+    }
+    out.push(cur.trim().to_string());
+    Ok(out)
+}
+
+/// Read a move in any accepted form and match it to one legal move.
+pub fn parse_move<P: Board>(
+    pos: &P,
+    text: &str,
+    legal: &[Move<P::B>],
+) -> Result<Move<P::B>, String> {
+    let toks = tokens(text)?;
+    let mut candidates: Vec<Move<P::B>> = Vec::new();
+    let add = |m: Move<P::B>, c: &mut Vec<Move<P::B>>| {
+        if !c.contains(&m) {
+            c.push(m);
+        }
+    };
+    // The russian short form: a file letter and the destination square (`cd4`).
+    if toks.len() == 1 {
+        let t = &toks[0];
+        let b = t.as_bytes();
+        if b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1].is_ascii_alphabetic() {
+            let file = (b[0].to_ascii_lowercase() - b'a') as u32;
+            let to = parse_square::<P>(&t[1..]).map_err(|e| format!("move '{text}': {e}"))?;
+            for m in legal {
+                if m.to as u32 == to && P::coords(m.from as u32).0 == file {
+                    add(*m, &mut candidates);
+                }
+            }
+            return pick::<P>(pos, text, candidates, legal);
+        }
+        return Err(format!(
+            "'{text}' is not a move (expected from-to such as 32-28 or c3-d4)"
+        ));
+    }
+    let squares: Vec<u32> = toks
+        .iter()
+        .map(|t| parse_square::<P>(t))
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("move '{text}': {e}"))?;
+    let (from, to) = (squares[0], squares[1]);
+    for m in legal {
+        if m.from as u32 != from {
+            continue;
+        }
+        if squares.len() == 2 {
+            if m.to as u32 == to {
+                add(*m, &mut candidates);
+            }
+            continue;
+        }
+        // Hub form: from, to, captured squares in any order.
+        if m.to as u32 == to {
+            let mut caps = P::B::ZERO;
+            for &s in &squares[2..] {
+                caps |= P::B::bit(s);
+            }
+            if caps == m.captured && m.captured.count() as usize == squares.len() - 2 {
+                add(*m, &mut candidates);
+                continue;
+            }
+        }
+        // Full route: every landing square in order.
+        if m.to as u32 == *squares.last().expect("two squares or more")
+            && pos.routes(m).iter().any(|r| *r == squares)
+        {
+            add(*m, &mut candidates);
+        }
+    }
+    pick::<P>(pos, text, candidates, legal)
+}
+
+fn pick<P: Board>(
+    pos: &P,
+    text: &str,
+    candidates: Vec<Move<P::B>>,
+    legal: &[Move<P::B>],
+) -> Result<Move<P::B>, String> {
+    match candidates.len() {
+        1 => Ok(candidates[0]),
+        0 => {
+            let hint = if legal.is_empty() {
+                "there are no legal moves".to_string()
+            } else if legal[0].is_capture() {
+                "a capture is compulsory".to_string()
+            } else {
+                format!("{} legal moves", legal.len())
+            };
+            Err(format!("illegal move '{text}' ({hint})"))
+        }
+        _ => {
+            // Answer in the notation the move was written in.
+            let letters = text
+                .chars()
+                .any(|c| c.is_ascii_alphabetic() && c != 'x' && c != 'X');
+            let notation = if letters {
+                Notation::Letter
+            } else {
+                Notation::Numeric
+            };
+            let names: Vec<String> = candidates
+                .iter()
+                .map(|m| format_route(pos, m, notation))
+                .collect();
+            Err(format!(
+                "ambiguous move '{text}': it could be {}",
+                names.join(" or ")
+            ))
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! Perft: count the leaf nodes of the move tree, the standard test of a move generator.
+
+use std::hint::black_box;
+
+use rayon::prelude::*;
+
+use crate::rules::{Board, Move, MoveList};
+
+/// Leaves at `depth` below `pos`. `bulk`: the last ply is counted, not played.
+pub fn perft<P: Board>(pos: &P, depth: u32, bulk: bool) -> u64 {
+    let mut lists: Vec<MoveList<P::B>> = (0..=depth).map(|_| Vec::with_capacity(64)).collect();
+    count(pos, depth, bulk, &mut lists)
+}
+
+fn count<P: Board>(pos: &P, depth: u32, bulk: bool, lists: &mut [MoveList<P::B>]) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let (list, rest) = lists.split_first_mut().expect("one list per ply");
+    if depth == 1 && bulk {
+        return pos.count_moves(list);
+    }
+    pos.generate_perft(list);
+    if depth == 1 {
+        // Every leaf is made: black_box keeps the optimiser from dropping the work.
+        for mv in list.iter() {
+            black_box(pos.play(mv));
+        }
+        return list.len() as u64;
+    }
+    let mut total = 0;
+    for i in 0..list.len() {
+        let mv = list[i];
+        total += count(&pos.play(&mv), depth - 1, bulk, rest);
+    }
+    total
+}
+
+/// Leaves below each root move (`--divide`), in generation order.
+pub fn divide<P: Board>(pos: &P, depth: u32, bulk: bool, threads: usize) -> Vec<(Move<P::B>, u64)> {
+    let mut moves = Vec::new();
+    pos.generate_perft(&mut moves);
+    moves
+        .into_iter()
+        .map(|mv| {
+            let n = if depth <= 1 {
+                1
+            } else {
+                perft_threads(&pos.play(&mv), depth - 1, bulk, threads)
+            };
+            (mv, n)
+        })
+        .collect()
+}
+
+/// Perft on `threads` threads: the positions two plies down are shared out (work
+/// stealing keeps both cores busy even when subtrees differ in size).
+pub fn perft_threads<P: Board>(pos: &P, depth: u32, bulk: bool, threads: usize) -> u64 {
+    if threads <= 1 || depth < 4 {
+        return perft(pos, depth, bulk);
+    }
+    let mut roots = Vec::new();
+    pos.generate_perft(&mut roots);
+    let mut children = Vec::new();
+    let mut list = Vec::new();
+    for mv in &roots {
+        let child = pos.play(mv);
+        child.generate_perft(&mut list);
+        children.extend(list.iter().map(|m| child.play(m)));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("thread pool");
+    pool.install(|| {
+        children
+            .par_iter()
+            .with_max_len(1)
+            .map(|c| perft(c, depth - 2, bulk))
+            .sum()
+    })
+}

@@ -1,0 +1,133 @@
+//! What every board type offers: the interface the perft, search and notation code is written
+//! against, implemented by the diagonal [`Position`](super::diagonal::Position) and the
+//! orthogonal [`TurkishPosition`](super::turkish::TurkishPosition).
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use super::bits::Bits;
+use super::variant::{Color, Variant};
+
+/// A move as a set of squares (Scan's representation): where the piece starts, where it ends
+/// and what it captures. Two captures with the same start, end and captured set are the same
+/// move; the route (landing squares) is rebuilt only when notation needs it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Move<B> {
+    /// Bit index of the start square.
+    pub from: u8,
+    /// Bit index of the end square (equal to `from` for a capture that comes back round).
+    pub to: u8,
+    /// The moving man becomes a king with this move.
+    pub promote: bool,
+    pub captured: B,
+}
+
+impl<B: Bits> Move<B> {
+    #[inline(always)]
+    pub fn is_capture(&self) -> bool {
+        self.captured.any()
+    }
+    #[inline(always)]
+    pub fn capture_count(&self) -> u32 {
+        self.captured.count()
+    }
+}
+
+pub type MoveList<B> = Vec<Move<B>>;
+
+/// A position's contents, unchecked: what a parser produces before validation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    pub side: Color,
+    /// (bit index, is king) for each side.
+    pub white: Vec<(u32, bool)>,
+    pub black: Vec<(u32, bool)>,
+}
+
+/// Why a setup is not a valid position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SetupError {
+    SquareTwice(u32),
+    ManOnPromotionRow { color: Color, square: u32 },
+}
+
+/// A board type: geometry, pieces, move generation and move making.
+pub trait Board: Copy + Eq + Hash + Debug + Send + Sync + 'static {
+    type B: Bits;
+    const VARIANT: Variant;
+
+    fn start() -> Self;
+    fn side(&self) -> Color;
+    fn white(&self) -> Self::B;
+    fn black(&self) -> Self::B;
+    fn kings(&self) -> Self::B;
+    fn pieces(&self, c: Color) -> Self::B {
+        match c {
+            Color::White => self.white(),
+            Color::Black => self.black(),
+        }
+    }
+
+    /// All legal moves, each distinct move once.
+    fn generate(&self, out: &mut MoveList<Self::B>);
+    /// All legal moves in the perft convention of the variant (Turkish counts every capture
+    /// path; the diagonal variants drop duplicate captures).
+    fn generate_perft(&self, out: &mut MoveList<Self::B>) {
+        self.generate(out)
+    }
+    /// The number of moves `generate_perft` would produce, without building them when it can.
+    fn count_moves(&self, scratch: &mut MoveList<Self::B>) -> u64 {
+        self.generate_perft(scratch);
+        scratch.len() as u64
+    }
+    /// Whether the side to move must capture.
+    fn has_capture(&self) -> bool;
+    /// The position after `mv` (which must be legal here).
+    fn play(&self, mv: &Move<Self::B>) -> Self;
+    /// Every landing-square route (bit indices, start and end included) that plays `mv`.
+    fn routes(&self, mv: &Move<Self::B>) -> Vec<Vec<u32>>;
+
+    /// Validate a setup into a position.
+    fn from_setup(setup: &Setup) -> Result<Self, SetupError>;
+
+    // Geometry.
+    /// Number of playable squares (32, 50, 72 or 64).
+    fn square_count() -> u32;
+    /// Bit index of square number `n` (1-based), if it exists.
+    fn bit_of_square(n: u32) -> Option<u32>;
+    /// Square number (1-based) of a bit.
+    fn square_of_bit(bit: u32) -> u32;
+    /// (file, rank) of a bit: file 0 = a, rank 1 = White's back row.
+    fn coords(bit: u32) -> (u32, u32);
+    /// The bit at (file, rank), if that is a playable square.
+    fn bit_at(file: u32, rank: u32) -> Option<u32>;
+    /// Whether a man of `color` standing on `bit` is on its promotion row.
+    fn promotion_row(color: Color) -> Self::B;
+
+    /// Zobrist hash of the position (pieces and side to move).
+    fn hash(&self) -> u64 {
+        let mut h = if self.side() == Color::Black {
+            super::zobrist::SIDE
+        } else {
+            0
+        };
+        let k = self.kings();
+        for (c, set) in [(0usize, self.white()), (1, self.black())] {
+            for b in set.squares() {
+                let kind = c * 2 + k.has(b) as usize;
+                h ^= super::zobrist::KEYS[kind][b as usize];
+            }
+        }
+        h
+    }
+
+    /// The setup this position came from (for writing FEN and diagrams).
+    fn to_setup(&self) -> Setup {
+        let k = self.kings();
+        Setup {
+            side: self.side(),
+            white: self.white().squares().map(|b| (b, k.has(b))).collect(),
+            black: self.black().squares().map(|b| (b, k.has(b))).collect(),
+        }
+    }
+}

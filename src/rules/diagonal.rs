@@ -1,0 +1,563 @@
+//! Positions and move generation for the diagonal variants (all but Turkish).
+//!
+//! One generator serves every diagonal variant; the [`Rules`] constants switch flying kings,
+//! backward captures by men, the maximum-capture rule, crowning during a capture and the
+//! killer landing rule, and are folded away at compile time.
+
+use std::marker::PhantomData;
+
+use super::bits::Bits;
+use super::board::{Board, Move, MoveList, Setup, SetupError};
+use super::capture::{CaptureSink, Collect, Path, Routes};
+use super::geometry::reverse;
+use super::variant::{Color, Rules, Variant};
+
+/// A diagonal-board position: three bitboards and the side to move (copy-make).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Position<R: Rules> {
+    white: R::B,
+    black: R::B,
+    kings: R::B,
+    side: Color,
+    rules: PhantomData<R>,
+}
+
+impl<R: Rules> Position<R> {
+    #[inline(always)]
+    fn board_mask() -> R::B {
+        R::B::from_u128(R::GEO.board)
+    }
+
+    /// One diagonal step of every square in `b`, off-board results dropped.
+    #[inline(always)]
+    fn step(b: R::B, d: usize) -> R::B {
+        let s = R::GEO.shift[d];
+        (if d < 2 { b >> s } else { b << s }) & Self::board_mask()
+    }
+
+    /// One step backward: the squares from which a step in direction `d` reaches `b`.
+    #[inline(always)]
+    fn step_back(b: R::B, d: usize) -> R::B {
+        Self::step(b, reverse(d))
+    }
+
+    #[inline(always)]
+    fn ray(d: usize, sq: u32) -> R::B {
+        R::B::from_u128(R::GEO.rays[d][sq as usize])
+    }
+
+    /// The first square of `set` met when walking in direction `d` (up = toward bit 0).
+    #[inline(always)]
+    fn nearest(set: R::B, d: usize) -> u32 {
+        if d < 2 { set.msb() } else { set.lsb() }
+    }
+
+    /// The empty squares a flying piece on `sq` sees in direction `d`, and the first
+    /// occupied square if any.
+    #[inline(always)]
+    fn open_ray(d: usize, sq: u32, occ: R::B) -> (R::B, Option<u32>) {
+        let ray = Self::ray(d, sq);
+        let blockers = ray & occ;
+        if blockers.is_empty() {
+            (ray, None)
+        } else {
+            let b = Self::nearest(blockers, d);
+            (ray ^ (Self::ray(d, b) | R::B::bit(b)), Some(b))
+        }
+    }
+
+    #[inline(always)]
+    fn forward_dirs(c: Color) -> [usize; 2] {
+        match c {
+            Color::White => [0, 1],
+            Color::Black => [2, 3],
+        }
+    }
+
+    #[inline(always)]
+    fn me_opp(&self) -> (R::B, R::B) {
+        match self.side {
+            Color::White => (self.white, self.black),
+            Color::Black => (self.black, self.white),
+        }
+    }
+
+    /// The row where men of `c` are crowned.
+    #[inline(always)]
+    fn promo_row(c: Color) -> R::B {
+        R::B::from_u128(match c {
+            Color::White => R::GEO.top_row,
+            Color::Black => R::GEO.bottom_row,
+        })
+    }
+
+    /// Men of the side to move that can start a capture (bitboard test, no search).
+    #[inline(always)]
+    fn capturing_men(&self, men: R::B, opp: R::B, empty: R::B) -> R::B {
+        let mut from = R::B::ZERO;
+        if R::MEN_CAPTURE_BACKWARD {
+            for d in 0..4 {
+                from |= Self::step_back(Self::step_back(empty, d) & opp, d);
+            }
+        } else {
+            for d in Self::forward_dirs(self.side) {
+                from |= Self::step_back(Self::step_back(empty, d) & opp, d);
+            }
+        }
+        from & men
+    }
+
+    /// Whether the king on `sq` can capture anything (`captured` pieces can't be taken again).
+    #[inline(always)]
+    fn king_can_capture(sq: u32, occ: R::B, targets: R::B) -> bool {
+        let empty = !occ & Self::board_mask();
+        if R::FLYING_KINGS {
+            (0..4).any(|d| match Self::open_ray(d, sq, occ).1 {
+                Some(b) => targets.has(b) && (Self::step(R::B::bit(b), d) & empty).any(),
+                None => false,
+            })
+        } else {
+            (0..4).any(|d| {
+                let mid = Self::step(R::B::bit(sq), d) & targets;
+                (Self::step(mid, d) & empty).any()
+            })
+        }
+    }
+
+    fn generate_captures<S: CaptureSink<R::B>>(&self, sink: &mut S) {
+        let (me, opp) = self.me_opp();
+        let occ = self.white | self.black;
+        let empty = Self::board_mask() & !occ;
+        let men = me & !self.kings;
+        for from in self.capturing_men(men, opp, empty).squares() {
+            let mut path = Path::new(from);
+            self.man_captures(
+                sink,
+                from,
+                from,
+                occ ^ R::B::bit(from),
+                opp,
+                R::B::ZERO,
+                &mut path,
+            );
+        }
+        for from in (me & self.kings).squares() {
+            let occ = occ ^ R::B::bit(from);
+            if !Self::king_can_capture(from, occ, opp) {
+                continue;
+            }
+            let mut path = Path::new(from);
+            if R::FLYING_KINGS {
+                self.king_captures(sink, from, from, occ, opp, R::B::ZERO, false, 4, &mut path);
+            } else {
+                self.short_king_captures(sink, from, from, occ, opp, R::B::ZERO, &mut path);
+            }
+        }
+    }
+
+    /// A man's capture sequence from `at`, with `captured` already jumped (still on the
+    /// board as blockers: `occ` keeps them).
+    #[allow(clippy::too_many_arguments)]
+    fn man_captures<S: CaptureSink<R::B>>(
+        &self,
+        sink: &mut S,
+        from: u32,
+        at: u32,
+        occ: R::B,
+        opp: R::B,
+        captured: R::B,
+        path: &mut Path,
+    ) {
+        let targets = opp & !captured;
+        let empty = Self::board_mask() & !occ;
+        let promo = Self::promo_row(self.side);
+        let mut extended = false;
+        let dirs: &[usize] = if R::MEN_CAPTURE_BACKWARD {
+            &[0, 1, 2, 3]
+        } else if self.side == Color::White {
+            &[0, 1]
+        } else {
+            &[2, 3]
+        };
+        for &d in dirs {
+            let mid = Self::step(R::B::bit(at), d) & targets;
+            let land = Self::step(mid, d) & empty;
+            if land.is_empty() {
+                continue;
+            }
+            extended = true;
+            let land_sq = land.lsb();
+            let now = captured | mid;
+            path.push(land_sq);
+            if R::PROMOTE_IN_CAPTURE && promo.has(land_sq) {
+                // Russian: crowned on the spot, the capture goes on as a king's.
+                self.king_captures(sink, from, land_sq, occ, opp, now, true, d, path);
+            } else {
+                self.man_captures(sink, from, land_sq, occ, opp, now, path);
+            }
+            path.pop();
+        }
+        if !extended && captured.any() {
+            let mv = Move {
+                from: from as u8,
+                to: at as u8,
+                promote: promo.has(at),
+                captured,
+            };
+            sink.add(mv, path);
+        }
+    }
+
+    /// A flying king's capture sequence from `at`; `came` is the direction of the last jump
+    /// (4 at the start). `promote` marks a man crowned during this capture (russian).
+    #[allow(clippy::too_many_arguments)]
+    fn king_captures<S: CaptureSink<R::B>>(
+        &self,
+        sink: &mut S,
+        from: u32,
+        at: u32,
+        occ: R::B,
+        opp: R::B,
+        captured: R::B,
+        promote: bool,
+        came: usize,
+        path: &mut Path,
+    ) {
+        let targets = opp & !captured;
+        let mut extended = false;
+        for d in 0..4 {
+            // Jumping back is impossible anyway: the piece just taken still blocks the way.
+            if came < 4 && d == reverse(came) {
+                continue;
+            }
+            let b = match Self::open_ray(d, at, occ).1 {
+                Some(b) if targets.has(b) => b,
+                _ => continue,
+            };
+            let (mut land, _) = Self::open_ray(d, b, occ);
+            if land.is_empty() {
+                continue;
+            }
+            if R::KILLER && self.kings.has(b) {
+                land = R::B::bit(Self::nearest(land, d));
+            }
+            extended = true;
+            let now = captured | R::B::bit(b);
+            let rest = opp & !now;
+            // A king must land where the capture can go on, if there is such a square.
+            let mut going_on = R::B::ZERO;
+            for l in land.squares() {
+                if Self::king_can_capture(l, occ, rest) {
+                    going_on |= R::B::bit(l);
+                }
+            }
+            if going_on.any() {
+                for l in going_on.squares() {
+                    path.push(l);
+                    self.king_captures(sink, from, l, occ, opp, now, promote, d, path);
+                    path.pop();
+                }
+            } else {
+                for l in land.squares() {
+                    path.push(l);
+                    let mv = Move {
+                        from: from as u8,
+                        to: l as u8,
+                        promote,
+                        captured: now,
+                    };
+                    sink.add(mv, path);
+                    path.pop();
+                }
+            }
+        }
+        if !extended && captured.any() {
+            let mv = Move {
+                from: from as u8,
+                to: at as u8,
+                promote,
+                captured,
+            };
+            sink.add(mv, path);
+        }
+    }
+
+    /// An english king's capture: one square at a time, in all four directions.
+    #[allow(clippy::too_many_arguments)]
+    fn short_king_captures<S: CaptureSink<R::B>>(
+        &self,
+        sink: &mut S,
+        from: u32,
+        at: u32,
+        occ: R::B,
+        opp: R::B,
+        captured: R::B,
+        path: &mut Path,
+    ) {
+        let targets = opp & !captured;
+        let empty = Self::board_mask() & !occ;
+        let mut extended = false;
+        for d in 0..4 {
+            let mid = Self::step(R::B::bit(at), d) & targets;
+            let land = Self::step(mid, d) & empty;
+            if land.is_empty() {
+                continue;
+            }
+            extended = true;
+            let land_sq = land.lsb();
+            path.push(land_sq);
+            self.short_king_captures(sink, from, land_sq, occ, opp, captured | mid, path);
+            path.pop();
+        }
+        if !extended && captured.any() {
+            let mv = Move {
+                from: from as u8,
+                to: at as u8,
+                promote: false,
+                captured,
+            };
+            sink.add(mv, path);
+        }
+    }
+
+    fn generate_quiet(&self, out: &mut MoveList<R::B>) {
+        let (me, _) = self.me_opp();
+        let occ = self.white | self.black;
+        let empty = Self::board_mask() & !occ;
+        let men = me & !self.kings;
+        let promo = Self::promo_row(self.side);
+        for d in Self::forward_dirs(self.side) {
+            for to in (Self::step(men, d) & empty).squares() {
+                let from = Self::step_back(R::B::bit(to), d).lsb();
+                out.push(Move {
+                    from: from as u8,
+                    to: to as u8,
+                    promote: promo.has(to),
+                    captured: R::B::ZERO,
+                });
+            }
+        }
+        for from in (me & self.kings).squares() {
+            for d in 0..4 {
+                let targets = if R::FLYING_KINGS {
+                    Self::open_ray(d, from, occ).0
+                } else {
+                    Self::step(R::B::bit(from), d) & empty
+                };
+                for to in targets.squares() {
+                    out.push(Move {
+                        from: from as u8,
+                        to: to as u8,
+                        promote: false,
+                        captured: R::B::ZERO,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Quiet moves counted without building them (perft's last ply).
+    #[inline]
+    fn count_quiet(&self) -> u64 {
+        let (me, _) = self.me_opp();
+        let occ = self.white | self.black;
+        let empty = Self::board_mask() & !occ;
+        let men = me & !self.kings;
+        let mut n = 0;
+        for d in Self::forward_dirs(self.side) {
+            n += (Self::step(men, d) & empty).count();
+        }
+        let kings = me & self.kings;
+        if kings.any() {
+            if R::FLYING_KINGS {
+                for k in kings.squares() {
+                    for d in 0..4 {
+                        n += Self::open_ray(d, k, occ).0.count();
+                    }
+                }
+            } else {
+                for d in 0..4 {
+                    n += (Self::step(kings, d) & empty).count();
+                }
+            }
+        }
+        n as u64
+    }
+}
+
+impl<R: Rules> Board for Position<R> {
+    type B = R::B;
+    const VARIANT: Variant = R::VARIANT;
+
+    fn start() -> Self {
+        // Men fill all but the two middle rows.
+        let rows = R::GEO.width / 2 - 1;
+        let per_side = rows * R::GEO.width / 2;
+        let mut black = R::B::ZERO;
+        let mut white = R::B::ZERO;
+        for n in 1..=per_side {
+            black |= R::B::bit(R::GEO.bit_of_square[n as usize] as u32);
+            let m = R::GEO.squares + 1 - n;
+            white |= R::B::bit(R::GEO.bit_of_square[m as usize] as u32);
+        }
+        Position {
+            white,
+            black,
+            kings: R::B::ZERO,
+            side: R::FIRST,
+            rules: PhantomData,
+        }
+    }
+
+    #[inline(always)]
+    fn side(&self) -> Color {
+        self.side
+    }
+    #[inline(always)]
+    fn white(&self) -> R::B {
+        self.white
+    }
+    #[inline(always)]
+    fn black(&self) -> R::B {
+        self.black
+    }
+    #[inline(always)]
+    fn kings(&self) -> R::B {
+        self.kings
+    }
+
+    fn generate(&self, out: &mut MoveList<R::B>) {
+        out.clear();
+        if self.has_capture() {
+            if R::MAX_CAPTURE {
+                self.generate_captures(&mut Collect::<R::B, true, true>::new(out));
+            } else {
+                self.generate_captures(&mut Collect::<R::B, false, true>::new(out));
+            }
+        } else {
+            self.generate_quiet(out);
+        }
+    }
+
+    #[inline]
+    fn count_moves(&self, scratch: &mut MoveList<R::B>) -> u64 {
+        if self.has_capture() {
+            self.generate(scratch);
+            scratch.len() as u64
+        } else {
+            self.count_quiet()
+        }
+    }
+
+    #[inline]
+    fn has_capture(&self) -> bool {
+        let (me, opp) = self.me_opp();
+        let occ = self.white | self.black;
+        let empty = Self::board_mask() & !occ;
+        let men = me & !self.kings;
+        if self.capturing_men(men, opp, empty).any() {
+            return true;
+        }
+        let kings = me & self.kings;
+        if kings.is_empty() {
+            return false;
+        }
+        if R::FLYING_KINGS {
+            kings
+                .squares()
+                .any(|k| Self::king_can_capture(k, occ ^ R::B::bit(k), opp))
+        } else {
+            (0..4).any(|d| (Self::step(Self::step(kings, d) & opp, d) & empty).any())
+        }
+    }
+
+    #[inline]
+    fn play(&self, mv: &Move<R::B>) -> Self {
+        let from = R::B::bit(mv.from as u32);
+        let to = R::B::bit(mv.to as u32);
+        let (mut me, mut opp) = self.me_opp();
+        me = (me ^ from) | to;
+        opp &= !mv.captured;
+        let mut kings = self.kings & !mv.captured;
+        if kings.has(mv.from as u32) || mv.promote {
+            kings = (kings ^ (kings & from)) | to;
+        }
+        let (white, black) = match self.side {
+            Color::White => (me, opp),
+            Color::Black => (opp, me),
+        };
+        Position {
+            white,
+            black,
+            kings,
+            side: self.side.opposite(),
+            rules: PhantomData,
+        }
+    }
+
+    fn routes(&self, mv: &Move<R::B>) -> Vec<Vec<u32>> {
+        if !mv.is_capture() {
+            return vec![vec![mv.from as u32, mv.to as u32]];
+        }
+        let mut sink = Routes {
+            target: *mv,
+            routes: Vec::new(),
+        };
+        self.generate_captures(&mut sink);
+        sink.routes
+    }
+
+    fn from_setup(setup: &Setup) -> Result<Self, SetupError> {
+        let mut white = R::B::ZERO;
+        let mut black = R::B::ZERO;
+        let mut kings = R::B::ZERO;
+        for (color, list) in [(Color::White, &setup.white), (Color::Black, &setup.black)] {
+            for &(bit, king) in list {
+                if ((white | black) & R::B::bit(bit)).any() {
+                    return Err(SetupError::SquareTwice(Self::square_of_bit(bit)));
+                }
+                if !king && Self::promo_row(color).has(bit) {
+                    return Err(SetupError::ManOnPromotionRow {
+                        color,
+                        square: Self::square_of_bit(bit),
+                    });
+                }
+                match color {
+                    Color::White => white |= R::B::bit(bit),
+                    Color::Black => black |= R::B::bit(bit),
+                }
+                if king {
+                    kings |= R::B::bit(bit);
+                }
+            }
+        }
+        Ok(Position {
+            white,
+            black,
+            kings,
+            side: setup.side,
+            rules: PhantomData,
+        })
+    }
+
+    fn square_count() -> u32 {
+        R::GEO.squares
+    }
+    fn bit_of_square(n: u32) -> Option<u32> {
+        (1..=R::GEO.squares)
+            .contains(&n)
+            .then(|| R::GEO.bit_of_square[n as usize] as u32)
+    }
+    fn square_of_bit(bit: u32) -> u32 {
+        R::GEO.square_of_bit[bit as usize] as u32
+    }
+    fn coords(bit: u32) -> (u32, u32) {
+        R::GEO.coords(bit)
+    }
+    fn bit_at(file: u32, rank: u32) -> Option<u32> {
+        R::GEO.bit_at(file, rank)
+    }
+    fn promotion_row(color: Color) -> R::B {
+        Self::promo_row(color)
+    }
+}

@@ -1,0 +1,68 @@
+//! The rules core: bitboards, geometry, variants, positions, move generation.
+//!
+//! Everything here is exact and allocation-free on the hot paths; no `unsafe`.
+
+pub mod bits;
+pub mod board;
+pub mod capture;
+pub mod diagonal;
+pub mod geometry;
+pub mod turkish;
+pub mod variant;
+pub mod zobrist;
+
+pub use bits::Bits;
+pub use board::{Board, Move, MoveList, Setup, SetupError};
+pub use diagonal::Position;
+pub use turkish::TurkishPosition;
+pub use variant::{
+    ALL_VARIANTS, Brazilian, Breakthrough, Canadian, Color, DrawRules, English, Goal,
+    International, Killer, Losing, Notation, Rules, Russian, Variant,
+};
+
+/// Run `$body` with `$P` bound to the board type of `$variant` (type erasure at the edges:
+/// generic code is monomorphised once per variant and chosen here at run time).
+#[macro_export]
+macro_rules! with_board {
+    ($variant:expr, $P:ident => $body:expr) => {{
+        use $crate::rules::Variant as V;
+        match $variant {
+            V::English => {
+                type $P = $crate::rules::Position<$crate::rules::English>;
+                $body
+            }
+            V::International => {
+                type $P = $crate::rules::Position<$crate::rules::International>;
+                $body
+            }
+            V::Russian => {
+                type $P = $crate::rules::Position<$crate::rules::Russian>;
+                $body
+            }
+            V::Brazilian => {
+                type $P = $crate::rules::Position<$crate::rules::Brazilian>;
+                $body
+            }
+            V::Canadian => {
+                type $P = $crate::rules::Position<$crate::rules::Canadian>;
+                $body
+            }
+            V::Turkish => {
+                type $P = $crate::rules::TurkishPosition;
+                $body
+            }
+            V::Killer => {
+                type $P = $crate::rules::Position<$crate::rules::Killer>;
+                $body
+            }
+            V::Breakthrough => {
+                type $P = $crate::rules::Position<$crate::rules::Breakthrough>;
+                $body
+            }
+            V::Losing => {
+                type $P = $crate::rules::Position<$crate::rules::Losing>;
+                $body
+            }
+        }
+    }};
+}
