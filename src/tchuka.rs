@@ -341,7 +341,12 @@ pub struct TchukaArgs {
     pub table: Option<Vec<u64>>,
 
     /// With --table: stop after this many seconds and mark unfinished cells `?`.
-    #[arg(long, value_name = "SECONDS", requires = "table")]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        requires = "table",
+        allow_negative_numbers = true
+    )]
     pub time_limit: Option<f64>,
 }
 

@@ -234,12 +234,9 @@ impl<R: Rules> Position<R> {
                 Some(b) if targets.has(b) => b,
                 _ => continue,
             };
-            let (mut land, _) = Self::open_ray(d, b, occ);
+            let (land, _) = Self::open_ray(d, b, occ);
             if land.is_empty() {
                 continue;
-            }
-            if R::KILLER && self.kings.has(b) {
-                land = R::B::bit(Self::nearest(land, d));
             }
             extended = true;
             let now = captured | R::B::bit(b);
@@ -258,7 +255,13 @@ impl<R: Rules> Position<R> {
                     path.pop();
                 }
             } else {
-                for l in land.squares() {
+                // Killer: a capture whose last victim is a king ends right behind it.
+                let ends = if R::KILLER && self.kings.has(b) {
+                    R::B::bit(Self::nearest(land, d))
+                } else {
+                    land
+                };
+                for l in ends.squares() {
                     path.push(l);
                     let mv = Move {
                         from: from as u8,

@@ -60,7 +60,8 @@ pub trait Rules:
     /// A man reaching the last row during a capture is crowned there and goes on as a king
     /// (russian); elsewhere it stays a man unless the move ends there.
     const PROMOTE_IN_CAPTURE: bool;
-    /// A king capturing a king must land on the square right behind it.
+    /// A capture by a king whose last victim is a king must end on the square right behind
+    /// it (killer draughts; earlier landings stay free).
     const KILLER: bool;
     const FIRST: Color;
     const GOAL: Goal;
@@ -114,7 +115,7 @@ diagonal_rules!(
     flying: true, backward: true, max: true, promote_in_capture: false,
     killer: false, first: White, goal: Normal);
 diagonal_rules!(
-    /// Killer draughts: international, but a king capturing a king lands right behind it.
+    /// Killer draughts: international, but a king's capture ending on a king stops right behind it.
     Killer, Killer, u64, GEOMETRY_10,
     flying: true, backward: true, max: true, promote_in_capture: false,
     killer: true, first: White, goal: Normal);

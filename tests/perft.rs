@@ -1,0 +1,128 @@
+//! Perft against the published counts in `tests/data/perft.tsv`.
+//!
+//! The `fast` rows run with `cargo test --release`; the `deep` ones are ignored by default:
+//! `cargo test --release --test perft -- --ignored` runs them (minutes, not seconds).
+
+use tammi::notation::parse_position;
+use tammi::perft::{perft, perft_threads};
+use tammi::rules::{Board, Variant};
+use tammi::with_board;
+
+struct Row {
+    variant: Variant,
+    name: String,
+    fen: String,
+    depth: u32,
+    nodes: u64,
+    deep: bool,
+}
+
+fn rows() -> Vec<Row> {
+    include_str!("data/perft.tsv")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            Row {
+                variant: f[0].parse().expect("variant"),
+                name: f[1].to_string(),
+                fen: f[2].to_string(),
+                depth: f[3].parse().expect("depth"),
+                nodes: f[4].parse().expect("nodes"),
+                deep: f[5] == "deep",
+            }
+        })
+        .collect()
+}
+
+fn count(row: &Row, threads: usize) -> u64 {
+    with_board!(row.variant, P => {
+        let pos: P = if row.fen == "start" {
+            P::start()
+        } else {
+            parse_position(&row.fen).expect("published FEN parses")
+        };
+        perft_threads(&pos, row.depth, true, threads)
+    })
+}
+
+fn check(variant: Variant, deep: bool) {
+    let rows: Vec<Row> = rows()
+        .into_iter()
+        .filter(|r| r.variant == variant && r.deep == deep)
+        .collect();
+    assert!(!rows.is_empty(), "no perft rows for {variant}");
+    for row in &rows {
+        let got = count(row, if deep { 2 } else { 1 });
+        assert_eq!(
+            got, row.nodes,
+            "{} {} depth {}: got {got}, published {}",
+            row.variant, row.name, row.depth, row.nodes
+        );
+    }
+}
+
+#[test]
+fn english_from_the_start_to_depth_12() {
+    check(Variant::English, false);
+}
+
+#[test]
+fn international_start_and_test_positions() {
+    check(Variant::International, false);
+}
+
+#[test]
+fn russian_to_depth_10() {
+    check(Variant::Russian, false);
+}
+
+#[test]
+fn brazilian_to_depth_10() {
+    check(Variant::Brazilian, false);
+}
+
+#[test]
+fn canadian_to_depth_7() {
+    check(Variant::Canadian, false);
+}
+
+#[test]
+fn turkish_counts_every_capture_path_to_depth_7() {
+    check(Variant::Turkish, false);
+}
+
+#[test]
+fn killer_lands_right_behind_a_captured_king() {
+    check(Variant::Killer, false);
+}
+
+#[test]
+#[ignore = "deep perft: minutes; run with --ignored"]
+fn deep_counts_in_every_variant() {
+    for v in [
+        Variant::English,
+        Variant::International,
+        Variant::Russian,
+        Variant::Brazilian,
+        Variant::Canadian,
+        Variant::Turkish,
+        Variant::Killer,
+    ] {
+        check(v, true);
+    }
+}
+
+/// Counting the last ply in bulk, making every leaf, and sharing the tree between threads
+/// must all agree.
+#[test]
+fn bulk_leaf_and_threaded_counts_agree() {
+    for v in [Variant::International, Variant::Russian, Variant::Turkish, Variant::English] {
+        with_board!(v, P => {
+            let pos = P::start();
+            let bulk = perft(&pos, 6, true);
+            assert_eq!(bulk, perft(&pos, 6, false), "{v}: bulk vs leaves");
+            assert_eq!(bulk, perft_threads(&pos, 6, true, 2), "{v}: threads");
+        });
+    }
+}
