@@ -21,7 +21,9 @@
 //! acyclic and a game has at most `total` choices.
 //!
 //! Positions are just the hole counts: the ruma never gives seeds back, so
-//! its count does not influence the rest of the game.
+//! its count does not influence the rest of the game. The library takes the
+//! holes as `&[u32]` and expects their total to fit in a `u32` (the command
+//! line checks this).
 
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
@@ -232,8 +234,7 @@ pub fn table(
                 progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
             }
         });
-    let grid = grid.into_inner().unwrap_or_else(|e| e.into_inner());
-    grid
+    grid.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A row as given on the command line.
@@ -345,6 +346,7 @@ pub struct TchukaArgs {
         long,
         value_name = "SECONDS",
         requires = "table",
+        conflicts_with = "row",
         allow_negative_numbers = true
     )]
     pub time_limit: Option<f64>,
@@ -355,6 +357,7 @@ pub struct TchukaArgs {
 pub fn run(args: &TchukaArgs) -> anyhow::Result<i32> {
     match &args.table {
         Some(dims) => run_table(dims, args.time_limit),
+        None if args.time_limit.is_some() => bail!("--time-limit only applies to --table"),
         None => run_solve(&args.row, args.goal),
     }
 }
@@ -617,7 +620,7 @@ fn reachable_win<K: Key>(start: &[u32], bits: u32, deadline: Option<Instant>) ->
     let mut expanded = 0u64;
     while let Some(key) = stack.pop() {
         expanded += 1;
-        if expanded % 1024 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+        if expanded.is_multiple_of(1024) && deadline.is_some_and(|d| Instant::now() >= d) {
             return None;
         }
         key.unpack(bits, &mut cur);
@@ -662,11 +665,11 @@ fn shortest<K: Key>(start: &[u32], bits: u32, goal: Goal) -> Option<Vec<usize>> 
     // ties in the heap break deterministically.
     let mut keys: Vec<K> = vec![K::pack(start, bits)];
     let mut best: Vec<Cost> = vec![(0, 0)];
-    let mut parent: Vec<(u32, u8)> = vec![(u32::MAX, 0)];
+    let mut parent: Vec<(u32, u32)> = vec![(u32::MAX, 0)];
     let mut index: HashMap<K, u32, Fast> = HashMap::default();
     index.insert(keys[0].clone(), 0);
     let mut heap = BinaryHeap::from([Reverse(((0u64, 0u64), 0u32))]);
-    let mut win: Option<(Cost, u32, u8)> = None;
+    let mut win: Option<(Cost, u32, u32)> = None;
     let (mut cur, mut next) = (vec![0; n], vec![0; n]);
     while let Some(Reverse((cost, node))) = heap.pop() {
         if win.is_some_and(|(w, _, _)| w <= cost) {
@@ -687,7 +690,7 @@ fn shortest<K: Key>(start: &[u32], bits: u32, goal: Goal) -> Option<Vec<usize>> 
                 Outcome::Lost => {}
                 Outcome::Won => {
                     if win.is_none_or(|(w, _, _)| c < w) {
-                        win = Some((c, node, hole as u8));
+                        win = Some((c, node, hole as u32));
                     }
                 }
                 Outcome::Choose => match index.entry(K::pack(&next, bits)) {
@@ -695,7 +698,7 @@ fn shortest<K: Key>(start: &[u32], bits: u32, goal: Goal) -> Option<Vec<usize>> 
                         let i = *e.get() as usize;
                         if c < best[i] {
                             best[i] = c;
-                            parent[i] = (node, hole as u8);
+                            parent[i] = (node, hole as u32);
                             heap.push(Reverse((c, i as u32)));
                         }
                     }
@@ -704,7 +707,7 @@ fn shortest<K: Key>(start: &[u32], bits: u32, goal: Goal) -> Option<Vec<usize>> 
                         keys.push(e.key().clone());
                         e.insert(i);
                         best.push(c);
-                        parent.push((node, hole as u8));
+                        parent.push((node, hole as u32));
                         heap.push(Reverse((c, i)));
                     }
                 },

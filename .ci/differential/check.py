@@ -64,20 +64,59 @@ class Sample:
         self.game = game
 
 
-def _move_weight(pos: Position, m: OMove, geo) -> float:
-    """Bias random play towards crowning and king activity, so that plenty of
-    king positions (and flying-king multi-captures) are reached."""
+DIAGONAL = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+ORTHOGONAL = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
+
+def _hangs(pos: Position, m: OMove, geo, variant: str) -> bool:
+    """Cheap look-ahead: after move m, can an adjacent enemy piece jump the moved
+    piece at once?  (Flying kings from afar are ignored.)"""
+    me = pos.turn
+    white = me == "W"
+    gone = set(m.captured) | {m.frm}
+    occupied = (pos.white | pos.black) - gone | {m.to}
+    enemy = pos.black if white else pos.white
+    tf, tr = geo.fr(m.to)
+    for df, dr in ORTHOGONAL if variant == "turkish" else DIAGONAL:
+        a = (tf + df, tr + dr)  # attacker square
+        b = (tf - df, tr - dr)  # landing square behind the moved piece
+        if not (geo.has(*a) and geo.has(*b)):
+            continue
+        an, bn = geo.num(*a), geo.num(*b)
+        if an not in enemy or an in gone or bn in occupied:
+            continue
+        if not pos.is_king(an):
+            # the enemy man moves towards rank 0 if I am white; it jumps in direction (-df, -dr)
+            forward = -1 if white else 1
+            if variant in ("english", "turkish") and -dr != forward and not (variant == "turkish" and dr == 0):
+                continue  # men that cannot capture backward
+        return True
+    return False
+
+
+def _move_weight(pos: Position, m: OMove, geo, variant: str) -> float:
+    """Bias random play towards crowning, king activity and not giving pieces
+    away at once, so that games last and plenty of king positions (and
+    flying-king multi-captures) are reached."""
     white = pos.turn == "W"
+    w = 1.0
     if pos.is_king(m.frm):
-        return 3.0
-    if geo.is_last_rank(m.to, white):
-        return 12.0
-    return 1.0
+        w = 3.0
+    elif geo.is_last_rank(m.to, white):
+        w = 12.0
+    if _hangs(pos, m, geo, variant):
+        w *= 0.2
+    return w
 
 
 def _sample_probability(ply: int, pos: Position) -> float:
+    """Few opening positions, more of the middle game, most of the king phase;
+    bare endings of a few kings (random walks) are thinned out."""
     if pos.kings:
-        return 0.9
+        pieces = len(pos.white) + len(pos.black)
+        if pieces <= 4 and not (pos.white_men or pos.black_men):
+            return 0.15
+        return 0.8
     if ply < 10:
         return 0.1
     if ply < 30:
@@ -100,7 +139,7 @@ def collect(variant: str, oracle_name: str, n: int, seed: int, log=None) -> tupl
         games += 1
         before = len(samples)
         state = oracle.start()
-        max_plies = rng.randint(40, 400)
+        max_plies = rng.randint(60, 300)
         for ply in range(max_plies):
             moves = oracle.moves(state)
             if not moves:
@@ -112,7 +151,7 @@ def collect(variant: str, oracle_name: str, n: int, seed: int, log=None) -> tupl
                     samples[fen] = Sample(pos, moves, ply, games)
                     if len(samples) >= n:
                         break
-            weights = [_move_weight(pos, m, geo) for m in moves]
+            weights = [_move_weight(pos, m, geo, variant) for m in moves]
             move = rng.choices(moves, weights)[0]
             state = oracle.play(state, move)
             plies += 1

@@ -7,6 +7,7 @@ pub mod board;
 pub mod capture;
 pub mod diagonal;
 pub mod geometry;
+pub mod outcome;
 pub mod turkish;
 pub mod variant;
 pub mod zobrist;
@@ -14,6 +15,7 @@ pub mod zobrist;
 pub use bits::Bits;
 pub use board::{Board, Move, MoveList, Setup, SetupError};
 pub use diagonal::Position;
+pub use outcome::{Outcome, outcome};
 pub use turkish::TurkishPosition;
 pub use variant::{
     ALL_VARIANTS, Brazilian, Breakthrough, Canadian, Color, DrawRules, English, Goal,

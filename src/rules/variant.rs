@@ -265,6 +265,15 @@ impl Variant {
         }
     }
 
+    /// How the game is won.
+    pub fn goal(self) -> Goal {
+        match self {
+            Variant::Losing => Goal::Losing,
+            Variant::Breakthrough => Goal::Breakthrough,
+            _ => Goal::Normal,
+        }
+    }
+
     /// PDN GameType number.
     pub fn pdn_game_type(self) -> u32 {
         match self {
