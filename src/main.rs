@@ -24,7 +24,25 @@ enum Command {
 }
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                e.exit();
+            }
+            // One line, like every other error: clap's own text without its footer.
+            let text = e.render().to_string();
+            let message: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more"))
+                .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
+                .collect();
+            eprintln!("{} (see tammi --help)", message.join(" "));
+            std::process::exit(2);
+        }
+    };
     let result = match &cli.command {
         Some(Command::Perft(a)) => rules_tools::run_perft(a),
         Some(Command::Moves(a)) => rules_tools::run_moves(a),

@@ -29,9 +29,8 @@ fn count<P: Board>(pos: &P, depth: u32, bulk: bool, lists: &mut [MoveList<P::B>]
         return list.len() as u64;
     }
     let mut total = 0;
-    for i in 0..list.len() {
-        let mv = list[i];
-        total += count(&pos.play(&mv), depth - 1, bulk, rest);
+    for mv in list.iter() {
+        total += count(&pos.play(mv), depth - 1, bulk, rest);
     }
     total
 }

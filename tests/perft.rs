@@ -117,7 +117,12 @@ fn deep_counts_in_every_variant() {
 /// must all agree.
 #[test]
 fn bulk_leaf_and_threaded_counts_agree() {
-    for v in [Variant::International, Variant::Russian, Variant::Turkish, Variant::English] {
+    for v in [
+        Variant::International,
+        Variant::Russian,
+        Variant::Turkish,
+        Variant::English,
+    ] {
         with_board!(v, P => {
             let pos = P::start();
             let bulk = perft(&pos, 6, true);

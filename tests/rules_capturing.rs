@@ -27,7 +27,10 @@ fn maximum_capture_where_the_variant_has_it() {
     let fen = "W:Wa5,c3:Bb6,d4,f6";
     assert_eq!(letter(Variant::Brazilian, fen), ["c3:g7"]);
     assert_eq!(letter(Variant::Russian, fen), ["a5:c7", "c3:g7"]);
-    assert_eq!(numeric(Variant::English, "W:W13,22:B9,18,11"), ["13x6", "22x8"]);
+    assert_eq!(
+        numeric(Variant::English, "W:W13,22:B9,18,11"),
+        ["13x6", "22x8"]
+    );
     // The same choice when the single capture's man could go on backward: a3 takes b4
     // and then d4 from behind, two pieces, so both are maximal.
     assert_eq!(
@@ -81,7 +84,8 @@ fn turkish_removes_captured_pieces_at_once() {
     let a1 = TurkishPosition::bit_of_square(1).unwrap() as u8;
     let a2 = TurkishPosition::bit_of_square(9).unwrap() as u8;
     assert!(
-        list.iter().any(|m| m.from == a1 && m.to == a2 && m.capture_count() == 4),
+        list.iter()
+            .any(|m| m.from == a1 && m.to == a2 && m.capture_count() == 4),
         "{list:?}"
     );
 }
@@ -101,5 +105,8 @@ fn turkish_perft_counts_paths_but_lists_moves_once() {
     // a1 takes a3 (landing a4 or a5) then a6 (landing a7 or a8): four paths, two moves.
     let pos: TurkishPosition = parse_position("W:WKa1:Ba3,a6").unwrap();
     assert_eq!(tammi::perft::perft(&pos, 1, true), 4);
-    assert_eq!(letter(Variant::Turkish, "W:WKa1:Ba3,a6"), ["a1:a7", "a1:a8"]);
+    assert_eq!(
+        letter(Variant::Turkish, "W:WKa1:Ba3,a6"),
+        ["a1:a7", "a1:a8"]
+    );
 }

@@ -18,7 +18,10 @@ fn flying_kings_move_along_whole_diagonals() {
 #[test]
 fn english_kings_step_one_square() {
     // A king on 18 (d4) in the middle has four single steps.
-    assert_eq!(numeric(Variant::English, "W:WK18:B1"), ["18-14", "18-15", "18-22", "18-23"]);
+    assert_eq!(
+        numeric(Variant::English, "W:WK18:B1"),
+        ["18-14", "18-15", "18-22", "18-23"]
+    );
 }
 
 #[test]
@@ -64,7 +67,10 @@ fn english_crowning_ends_the_move() {
 
 #[test]
 fn turkish_men_move_forward_and_sideways_and_promote_at_the_end() {
-    assert_eq!(letter(Variant::Turkish, "W:Wd4:Ba8"), ["d4-c4", "d4-d5", "d4-e4"]);
+    assert_eq!(
+        letter(Variant::Turkish, "W:Wd4:Ba8"),
+        ["d4-c4", "d4-d5", "d4-e4"]
+    );
     // A man reaching the last row by capture and able to go on sideways must go on
     // (maximum capture) and is crowned where it ends.
     assert_eq!(letter(Variant::Turkish, "W:Wd6:Bd7,e8"), ["d6:f8"]);

@@ -158,7 +158,8 @@ fn parse_fen_setup<P: Board>(text: &str) -> Result<Setup, PositionError> {
                 }
                 return Err(PositionError::at(item_col, "empty square in the list"));
             }
-            let (king, sq) = match p.strip_prefix(['K', 'k']) {
+            // Only a capital K marks a king: a lowercase k is the k-file of 12x12 boards.
+            let (king, sq) = match p.strip_prefix('K') {
                 Some(rest) => (true, rest.trim_start()),
                 None => (false, p),
             };

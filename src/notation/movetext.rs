@@ -77,7 +77,7 @@ fn tokens(text: &str) -> Result<Vec<String>, String> {
     if t.is_empty() {
         return Err("empty move".into());
     }
-    if t.len() >= 4 && t.len() % 2 == 0 && t.bytes().all(|b| b.is_ascii_digit()) {
+    if t.len() >= 4 && t.len().is_multiple_of(2) && t.bytes().all(|b| b.is_ascii_digit()) {
         return Ok(t
             .as_bytes()
             .chunks(2)
@@ -104,6 +104,26 @@ fn tokens(text: &str) -> Result<Vec<String>, String> {
         return Err(format!("'{t}' ends with a separator"));
     }
     out.push(cur.trim().to_string());
+    if out.len() == 1 {
+        // Letter–number squares run together (`f6e5`): split where a letter follows a digit.
+        let t = &out[0];
+        let cuts: Vec<usize> = t
+            .char_indices()
+            .zip(t.chars().skip(1))
+            .filter(|((_, a), b)| a.is_ascii_digit() && b.is_ascii_alphabetic())
+            .map(|((i, _), _)| i + 1)
+            .collect();
+        if !cuts.is_empty() {
+            let mut parts = Vec::new();
+            let mut start = 0;
+            for c in cuts {
+                parts.push(t[start..c].to_string());
+                start = c;
+            }
+            parts.push(t[start..].to_string());
+            return Ok(parts);
+        }
+    }
     Ok(out)
 }
 
@@ -167,7 +187,7 @@ pub fn parse_move<P: Board>(
         }
         // Full route: every landing square in order.
         if m.to as u32 == *squares.last().expect("two squares or more")
-            && pos.routes(m).iter().any(|r| *r == squares)
+            && pos.routes(m).contains(&squares)
         {
             add(*m, &mut candidates);
         }

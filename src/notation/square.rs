@@ -30,10 +30,9 @@ pub fn parse_square<P: Board>(text: &str) -> Result<u32, String> {
             )
         });
     }
-    let bytes = t.as_bytes();
-    let file_char = bytes[0].to_ascii_lowercase();
-    let rank_text = &t[1..];
+    let file_char = t.as_bytes()[0].to_ascii_lowercase();
     if file_char.is_ascii_lowercase()
+        && let rank_text = &t[1..]
         && !rank_text.is_empty()
         && rank_text.bytes().all(|b| b.is_ascii_digit())
     {

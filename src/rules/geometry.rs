@@ -110,7 +110,11 @@ impl DiagonalGeometry {
         let h = self.width / 2;
         let row = n / h; // 0 = top row
         let idx = n % h;
-        let file = if row % 2 == 0 { 2 * idx + 1 } else { 2 * idx };
+        let file = if row.is_multiple_of(2) {
+            2 * idx + 1
+        } else {
+            2 * idx
+        };
         (file, self.width - row)
     }
 
@@ -120,10 +124,10 @@ impl DiagonalGeometry {
             return None;
         }
         let row = self.width - rank;
-        let dark = if row % 2 == 0 {
+        let dark = if row.is_multiple_of(2) {
             file % 2 == 1
         } else {
-            file % 2 == 0
+            file.is_multiple_of(2)
         };
         if !dark {
             return None;

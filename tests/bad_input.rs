@@ -1,0 +1,153 @@
+//! Bad input never panics: random and mutated strings go through every parser, and the
+//! command line answers malformed input with a one-line error and exit status 2.
+
+mod common;
+use std::process::Command;
+
+use common::Rng;
+use tammi::notation::{parse_fen, parse_hub_position, parse_move, parse_position, parse_square};
+use tammi::rules::{ALL_VARIANTS, Board, Notation, Variant};
+use tammi::with_board;
+
+const SEEDS: &[&str] = &[
+    "W:W31-50:B1-20",
+    "B:W21-32:B1-12",
+    "W:Wa1,c1,K e3:Bb8,Kh8.",
+    "W:WK31,32:BK1-5,10",
+    "Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww",
+    "32-28",
+    "28x19x23",
+    "47x38x24x13x36",
+    "c3:e5:g7",
+    "cd4",
+    "e3:c5",
+];
+
+const ALPHABET: &[u8] = b"WBwbKk:,-x.0123456789 ?\"eacdfghijl\t\x00\xff";
+
+fn mutate(rng: &mut Rng, s: &str) -> String {
+    let mut bytes = s.as_bytes().to_vec();
+    for _ in 0..1 + rng.below(4) {
+        match rng.below(4) {
+            0 if !bytes.is_empty() => {
+                let i = rng.below(bytes.len());
+                bytes.remove(i);
+            }
+            1 => {
+                let i = rng.below(bytes.len() + 1);
+                bytes.insert(i, ALPHABET[rng.below(ALPHABET.len())]);
+            }
+            2 if !bytes.is_empty() => {
+                let i = rng.below(bytes.len());
+                bytes[i] = ALPHABET[rng.below(ALPHABET.len())];
+            }
+            _ => {
+                let n = rng.below(bytes.len() + 1);
+                bytes.truncate(n);
+            }
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn random_text(rng: &mut Rng) -> String {
+    let len = rng.below(80);
+    let bytes: Vec<u8> = (0..len)
+        .map(|_| ALPHABET[rng.below(ALPHABET.len())])
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn exercise<P: Board>(text: &str) {
+    let _ = parse_fen::<P>(text);
+    let _ = parse_hub_position::<P>(text);
+    let _ = parse_square::<P>(text);
+    if let Ok(pos) = parse_position::<P>(text) {
+        let mut list = Vec::new();
+        pos.generate(&mut list);
+    }
+    let pos = P::start();
+    let mut legal = Vec::new();
+    pos.generate(&mut legal);
+    let _ = parse_move(&pos, text, &legal);
+}
+
+#[test]
+fn parsers_survive_random_and_mutated_text() {
+    let mut rng = Rng(0x5eed);
+    for i in 0..20_000 {
+        let text = if i % 2 == 0 {
+            random_text(&mut rng)
+        } else {
+            let seed = SEEDS[rng.below(SEEDS.len())];
+            mutate(&mut rng, seed)
+        };
+        let _ = text.parse::<Variant>();
+        let _ = text.parse::<Notation>();
+        for v in ALL_VARIANTS {
+            with_board!(v, P => exercise::<P>(&text));
+        }
+    }
+}
+
+fn tammi(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tammi"))
+        .args(args)
+        .output()
+        .expect("run tammi");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn command_line_errors_are_one_line_with_status_2() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["perft", "--variant", "chess", "--depth", "3"],
+            "unknown variant",
+        ),
+        (&["perft", "--depth", "0"], "--depth"),
+        (&["perft", "--depth", "x"], "invalid value"),
+        (&["perft", "--depth", "-3"], "-3"),
+        (&["perft", "--fen", "W:W31,51:B1", "--depth", "2"], "column"),
+        (&["perft", "--threads", "0", "--depth", "2"], "--threads"),
+        (&["moves", "--fen", "Q:W31:B1"], "side to move"),
+        (&["moves", "--notation", "roman"], "unknown notation"),
+    ];
+    for (args, needle) in cases {
+        let (code, _, err) = tammi(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        if !err.contains("Usage") {
+            assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        }
+    }
+}
+
+#[test]
+fn moves_answers_every_input_line_and_reports_bad_ones() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
+        .args(["moves", "--variant", "english", "--json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"B:W21-32:B1-12\nnot a fen\nW:W30:B25,26,17,18\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines[0].contains("\"from\":9") && lines[0].contains("\"move\":\"9-13\""));
+    assert!(lines[1].contains("\"error\""));
+    assert!(lines[2].contains("\"route\":[30,23,14]") && lines[2].contains("\"captured\":[18,26]"));
+    assert_eq!(out.status.code(), Some(2));
+}
