@@ -1,7 +1,12 @@
 //! tammi — a draughts engine: rules core, notation, perft and the solver tools.
 
 pub mod cli;
+pub mod dxp;
+pub mod eval;
+pub mod hub;
 pub mod notation;
+pub mod pdn;
 pub mod perft;
 pub mod rules;
+pub mod search;
 pub mod tchuka;

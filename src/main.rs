@@ -21,6 +21,14 @@ enum Command {
     Moves(rules_tools::MovesArgs),
     /// Solve Tchuka Ruma, the mancala solitaire.
     Tchuka(tammi::tchuka::TchukaArgs),
+    /// Read, check and convert PDN game files.
+    Pdn(tammi::cli::pdn::PdnArgs),
+    /// Search a position and print the progress and the best move.
+    Analyze(tammi::cli::analyze::AnalyzeArgs),
+    /// Search fixed positions to a fixed depth: node signature and speed.
+    Bench(tammi::cli::analyze::BenchArgs),
+    /// Speak the Hub protocol on standard input and output (for GUIs and match runners).
+    Hub,
 }
 
 fn main() {
@@ -47,6 +55,13 @@ fn main() {
         Some(Command::Perft(a)) => rules_tools::run_perft(a),
         Some(Command::Moves(a)) => rules_tools::run_moves(a),
         Some(Command::Tchuka(a)) => tammi::tchuka::run(a),
+        Some(Command::Pdn(a)) => tammi::cli::pdn::run(a),
+        Some(Command::Analyze(a)) => tammi::cli::analyze::run_analyze(a),
+        Some(Command::Bench(a)) => tammi::cli::analyze::run_bench(a),
+        Some(Command::Hub) => Ok(tammi::hub::protocol::run(
+            std::io::BufReader::new(std::io::stdin()),
+            Box::new(std::io::stdout()),
+        )),
         None => {
             use clap::CommandFactory;
             Cli::command().print_help().ok();

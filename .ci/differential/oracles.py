@@ -221,6 +221,9 @@ class OMove:
 class Oracle:
     name = "?"
     variants: tuple = ()
+    # True if the library lists every route of an equal capture (so tammi's one
+    # route must be among them); kish lists one route per capture sequence.
+    all_routes = False
 
     def __init__(self, variant: str):
         if variant not in self.variants:
@@ -261,6 +264,7 @@ def _dist_version(dist: str) -> str:
 
 class PydraughtsOracle(Oracle):
     name = "pydraughts"
+    all_routes = True
     variants = ("english", "international", "russian", "brazilian", "turkish")
     _lib_variant = {
         "english": "english",
@@ -362,6 +366,7 @@ class DameOracle(Oracle):
 
 class ClatsopOracle(Oracle):
     name = "clatsop"
+    all_routes = True
     variants = ("english",)
 
     def __init__(self, variant: str):

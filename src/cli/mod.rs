@@ -1,3 +1,5 @@
 //! The command-line tools: thin adapters from arguments to the library.
 
+pub mod analyze;
+pub mod pdn;
 pub mod rules_tools;

@@ -1,0 +1,216 @@
+//! `tammi analyze` and `tammi bench`: the search on the command line.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+use crate::rules::{Notation, Variant};
+use crate::search::bench;
+use crate::search::tactics;
+use crate::search::{Engine, EngineOptions, Info, Limits};
+
+use super::rules_tools::{parse_notation, parse_variant};
+
+/// Seconds of thinking when no limit is given.
+const DEFAULT_ANALYZE_SECONDS: f64 = 3.0;
+
+#[derive(clap::Args, Debug)]
+pub struct AnalyzeArgs {
+    /// Variant (see `tammi perft --help`).
+    #[arg(long, short, default_value = "international", value_parser = parse_variant)]
+    pub variant: Variant,
+    /// Position as PDN FEN or Hub position string (default: the variant's start).
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// Moves played from the position, separated by spaces (`"32-28 19-23"`).
+    #[arg(long)]
+    pub moves: Option<String>,
+    /// Search to this depth (plies).
+    #[arg(long, short, conflicts_with_all = ["time", "nodes"])]
+    pub depth: Option<u32>,
+    /// Search this many seconds (default 3 when no limit is given).
+    #[arg(long, short, conflicts_with = "nodes")]
+    pub time: Option<f64>,
+    /// Search this many nodes.
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    /// Report this many best lines.
+    #[arg(long, default_value_t = 1)]
+    pub multipv: usize,
+    /// Search threads.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Hash table size in MB.
+    #[arg(long, default_value_t = 64)]
+    pub hash: usize,
+    /// Square notation of the output: numeric or letter (default: the variant's usual one).
+    #[arg(long, value_parser = parse_notation)]
+    pub notation: Option<Notation>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Search depth for every bench position.
+    #[arg(long, short, default_value_t = bench::DEFAULT_DEPTH)]
+    pub depth: u32,
+    /// Threads (the node signature is defined for one thread; more is for timing).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Instead of the bench, count the positions of this tactics file (TSV) solved.
+    #[arg(long)]
+    pub tactics: Option<String>,
+    /// With --tactics: seconds per position.
+    #[arg(long, default_value_t = 1.0)]
+    pub time: f64,
+}
+
+fn seconds(flag: &str, s: f64) -> Result<Duration> {
+    if !(s.is_finite() && s > 0.0 && s <= 1e6) {
+        bail!("--{flag} must be a positive number of seconds, got {s}");
+    }
+    Ok(Duration::from_secs_f64(s))
+}
+
+fn options(
+    threads: usize,
+    hash: usize,
+    multipv: usize,
+    notation: Option<Notation>,
+) -> Result<EngineOptions> {
+    let o = EngineOptions {
+        threads,
+        hash_mb: hash,
+        multipv,
+        notation,
+        ..EngineOptions::default()
+    };
+    o.validate().map_err(anyhow::Error::msg)?;
+    Ok(o)
+}
+
+/// `1234567` -> `1.23M`.
+fn human(n: u64) -> String {
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..1_000_000 => format!("{:.1}k", n as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.2}M", n as f64 / 1e6),
+        _ => format!("{:.2}G", n as f64 / 1e9),
+    }
+}
+
+fn info_line(i: &Info, multipv: usize) -> String {
+    let line = if multipv > 1 {
+        format!("  line {}", i.multipv)
+    } else {
+        String::new()
+    };
+    format!(
+        "depth {:>2}/{:<2}{line}  score {:<11}  nodes {:>8}  nps {:>7}  time {:>6.2}  pv {}",
+        i.depth,
+        i.seldepth,
+        i.score.to_string(),
+        human(i.nodes),
+        human(i.nps),
+        i.time.as_secs_f64(),
+        i.pv.join(" ")
+    )
+}
+
+pub fn run_analyze(a: &AnalyzeArgs) -> Result<i32> {
+    if a.depth.is_some_and(|d| d == 0 || d > 100) {
+        bail!(
+            "--depth must be between 1 and 100, got {}",
+            a.depth.unwrap_or(0)
+        );
+    }
+    if a.nodes == Some(0) {
+        bail!("--nodes must be at least 1");
+    }
+    let limits = match (a.depth, a.time, a.nodes) {
+        (Some(d), _, _) => Limits::depth(d),
+        (_, _, Some(n)) => Limits::nodes(n),
+        (_, t, _) => Limits::move_time(seconds("time", t.unwrap_or(DEFAULT_ANALYZE_SECONDS))?),
+    };
+    let mut engine = Engine::new(options(a.threads, a.hash, a.multipv, a.notation)?)
+        .map_err(anyhow::Error::msg)?;
+    let fen = a.fen.as_deref().unwrap_or("start");
+    let moves: Vec<String> = a
+        .moves
+        .as_deref()
+        .unwrap_or("")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    engine
+        .set_position(a.variant, fen, &moves)
+        .map_err(anyhow::Error::msg)?;
+    println!("{} {}", a.variant, engine.fen());
+    let multipv = a.multipv;
+    let done = engine.think(limits, move |i| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", info_line(&i, multipv));
+    });
+    match &done.best_text {
+        Some(best) => {
+            let ponder = done
+                .ponder_text
+                .as_ref()
+                .map_or(String::new(), |p| format!(" ponder {p}"));
+            println!("best {best}{ponder}");
+        }
+        None => println!("best none (the game is over)"),
+    }
+    Ok(0)
+}
+
+pub fn run_bench(a: &BenchArgs) -> Result<i32> {
+    if a.depth == 0 || a.depth > 64 {
+        bail!("--depth must be between 1 and 64, got {}", a.depth);
+    }
+    if let Some(file) = &a.tactics {
+        return run_tactics(file, seconds("time", a.time)?, a.threads);
+    }
+    options(a.threads, 16, 1, None)?;
+    let t = Instant::now();
+    let lines = bench::run_with_threads(a.depth, a.threads, |l| {
+        println!(
+            "{:<13} {:>10} nodes {:>7.3} s  best {:<8} {}",
+            l.variant.name(),
+            l.nodes,
+            l.time.as_secs_f64(),
+            l.best.as_deref().unwrap_or("-"),
+            l.fen
+        );
+    });
+    let nodes: u64 = lines.iter().map(|l| l.nodes).sum();
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "nodes={nodes} nps={}",
+        (nodes as f64 / secs.max(1e-9)) as u64
+    );
+    Ok(0)
+}
+
+fn run_tactics(file: &str, per_position: Duration, threads: usize) -> Result<i32> {
+    let text = std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?;
+    let list = tactics::parse(&text).map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
+    let mut engine = Engine::new(options(threads, 64, 1, None)?).map_err(anyhow::Error::msg)?;
+    let mut solved = 0;
+    for t in &list {
+        let (best, ok) = tactics::solve(&mut engine, t, Limits::move_time(per_position))
+            .map_err(|e| anyhow::anyhow!("{file} line {}: {e}", t.line))?;
+        solved += ok as usize;
+        println!(
+            "{} line {:>3} {:<13} played {:<12} expected {:<16} {}",
+            if ok { "ok  " } else { "MISS" },
+            t.line,
+            t.variant.name(),
+            best.as_deref().unwrap_or("-"),
+            t.solutions.join(" "),
+            t.comment
+        );
+    }
+    println!("solved {solved} of {}", list.len());
+    Ok(0)
+}

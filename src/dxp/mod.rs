@@ -1,0 +1,3 @@
+//! DXP (DamExchange): engine-against-engine games over TCP.
+
+pub mod message;

@@ -1,0 +1,135 @@
+//! Endgame knowledge shared by the evaluation families: which material balances are known
+//! draws, which are drawish (scaled down), and which are kings-only wins to drive home.
+
+use crate::rules::Color;
+
+use super::Weights;
+
+/// Piece counts, indexed by colour (`Color::White as usize` = 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Material {
+    pub men: [u32; 2],
+    pub kings: [u32; 2],
+}
+
+/// What the material says about the game's likely result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// Nothing special.
+    Normal,
+    /// A dead draw (a lone king against a lone king): the score is 0.
+    Drawn,
+    /// Usually a draw: the score is scaled down to `drawish_scale_pct`.
+    Drawish,
+    /// Three pieces against a lone king that does not hold the long diagonal: winnable,
+    /// scaled to `three_vs_one_scale_pct`.
+    ThreeVsOne,
+    /// Kings only and a won balance: the stronger side is told to close in.
+    Chase(Color),
+}
+
+#[inline(always)]
+fn idx(c: Color) -> usize {
+    c as usize
+}
+
+/// Classify `m`. `flying`: kings move along whole lines. `lone_king_holds_long_diagonal`
+/// is asked only for three pieces against a lone king of the given colour.
+pub fn classify(
+    m: &Material,
+    flying: bool,
+    lone_king_holds_long_diagonal: impl FnOnce(Color) -> bool,
+) -> Ending {
+    let pieces = |c: Color| m.men[idx(c)] + m.kings[idx(c)];
+    let lone_king = |c: Color| m.men[idx(c)] == 0 && m.kings[idx(c)] == 1;
+    if m.men == [0, 0] {
+        let (w, b) = (m.kings[0], m.kings[1]);
+        if w == b {
+            return if w == 1 {
+                Ending::Drawn
+            } else {
+                Ending::Drawish
+            };
+        }
+        let (strong, s, weak) = if w > b {
+            (Color::White, w, b)
+        } else {
+            (Color::Black, b, w)
+        };
+        if weak == 0 {
+            return Ending::Normal;
+        }
+        if !flying {
+            // Short kings: an extra king wins (two against one is the textbook case).
+            return Ending::Chase(strong);
+        }
+        // Flying kings: two against one cannot win; three win only if the defender is
+        // kept off the long diagonal; four always win. With more defenders, one extra
+        // king is not enough.
+        return match (s, weak) {
+            (_, 1) if s <= 2 => Ending::Drawish,
+            (3, 1) if lone_king_holds_long_diagonal(strong.opposite()) => Ending::Drawish,
+            (3, 1) => Ending::ThreeVsOne,
+            (_, 1) => Ending::Chase(strong),
+            _ if s <= weak + 1 => Ending::Drawish,
+            _ => Ending::Normal,
+        };
+    }
+    if flying {
+        // A king and a man (or two pieces with a king) against a lone king: a draw with
+        // correct defence, the FMJD five-move rule exists for this reason.
+        for strong in [Color::White, Color::Black] {
+            let weak = strong.opposite();
+            if lone_king(weak) && pieces(strong) <= 2 && m.kings[idx(strong)] >= 1 {
+                return Ending::Drawish;
+            }
+        }
+    }
+    Ending::Normal
+}
+
+/// Apply the scaling of `ending` to a white-relative `score`.
+#[inline]
+pub fn scale(score: i32, ending: Ending, w: &Weights) -> i32 {
+    match ending {
+        Ending::Drawn => 0,
+        Ending::Drawish => score * w.drawish_scale_pct / 100,
+        Ending::ThreeVsOne => score * w.three_vs_one_scale_pct / 100,
+        Ending::Normal | Ending::Chase(_) => score,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mat(wm: u32, wk: u32, bm: u32, bk: u32) -> Material {
+        Material {
+            men: [wm, bm],
+            kings: [wk, bk],
+        }
+    }
+
+    #[test]
+    fn known_draws_and_wins() {
+        let never = |_: Color| -> bool { panic!("not asked") };
+        assert_eq!(classify(&mat(0, 1, 0, 1), true, never), Ending::Drawn);
+        assert_eq!(classify(&mat(0, 1, 0, 1), false, never), Ending::Drawn);
+        assert_eq!(classify(&mat(0, 2, 0, 1), true, never), Ending::Drawish);
+        assert_eq!(
+            classify(&mat(0, 2, 0, 1), false, never),
+            Ending::Chase(Color::White)
+        );
+        assert_eq!(classify(&mat(0, 3, 0, 1), true, |_| true), Ending::Drawish);
+        assert_eq!(
+            classify(&mat(0, 3, 0, 1), true, |_| false),
+            Ending::ThreeVsOne
+        );
+        assert_eq!(
+            classify(&mat(0, 1, 0, 4), true, never),
+            Ending::Chase(Color::Black)
+        );
+        assert_eq!(classify(&mat(1, 1, 0, 1), true, never), Ending::Drawish);
+        assert_eq!(classify(&mat(5, 0, 5, 0), true, never), Ending::Normal);
+    }
+}

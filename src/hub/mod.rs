@@ -1,0 +1,4 @@
+//! The Hub protocol (Scan's line protocol on stdin/stdout).
+
+pub mod line;
+pub mod protocol;

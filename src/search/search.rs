@@ -1,0 +1,862 @@
+//! The search of one thread: iterative deepening with aspiration windows over a principal
+//! variation search (PVS), quiescence on captures, and the pruning, reductions and
+//! extensions that make it deep. Generic over the board type, so every variant gets its
+//! own compiled copy; threads share only the transposition table and [`SearchShared`].
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use once_cell::sync::Lazy;
+
+use crate::eval::{Evaluate, Evaluator};
+use crate::rules::{Board, Color, DrawRules, Move, MoveList, Outcome, outcome};
+
+use super::game::{Counters, drawn_by_counters, key_after, pass, repeated};
+use super::history::History;
+use super::limits::Limits;
+use super::ordering::{Killers, add_killer, is_killer, pick_next, score_moves};
+use super::time::{Budget, stability_factor};
+use super::tt::{Bound, PackedMove, TranspositionTable};
+
+/// Deepest ply the search can reach (iterative deepening stops well before).
+pub const MAX_PLY: usize = 128;
+/// Deepest iteration.
+pub const MAX_DEPTH: i32 = 100;
+/// Above every score.
+pub const INFINITE: i32 = 32_001;
+/// A game won at the root; a win `n` plies away scores `MATE - n`.
+pub const MATE: i32 = 32_000;
+/// Scores at least this large (in absolute value) are game ends.
+pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+pub const DRAW: i32 = 0;
+
+// Search parameters (centi-men and plies). Tuned by bench and tactics runs, not by the
+// evaluation pipeline, so they live here rather than under tuning/.
+/// Half-width of the first aspiration window.
+const ASPIRATION_DELTA: i32 = 25;
+const ASPIRATION_MIN_DEPTH: i32 = 4;
+/// Reverse futility pruning: depth limit and margin per ply.
+const RFP_MAX_DEPTH: i32 = 3;
+const RFP_MARGIN: i32 = 60;
+/// ProbCut: a search this much shallower, against a bound this much above beta.
+const PROBCUT_MIN_DEPTH: i32 = 5;
+const PROBCUT_REDUCTION: i32 = 4;
+const PROBCUT_MARGIN: i32 = 80;
+/// Late-move reductions start at this depth and after this many moves.
+const LMR_MIN_DEPTH: i32 = 3;
+const LMR_FIRST_MOVE: usize = 2;
+/// Nodes between two looks at the clock, the node limit and the stop flags.
+const POLL_INTERVAL: u64 = 256;
+
+/// Late-move reduction in plies by depth and move number: log(depth) * log(moves).
+static LMR: Lazy<[[i32; 64]; 64]> = Lazy::new(|| {
+    let mut t = [[0; 64]; 64];
+    for (d, row) in t.iter_mut().enumerate().skip(1) {
+        for (m, r) in row.iter_mut().enumerate().skip(1) {
+            *r = (0.5 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+        }
+    }
+    t
+});
+
+/// Lazy SMP: helper threads skip some depths so they do not all search the same tree in
+/// lock step (the scheme of Stockfish 10).
+const SKIP_SIZE: [i32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
+const SKIP_PHASE: [i32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
+
+/// The caller's handle on a running search: stop, ponder hit, and when the clock started.
+pub struct Control {
+    pub stop: AtomicBool,
+    /// Time limits do not apply while pondering.
+    pub pondering: AtomicBool,
+    /// When the search started.
+    pub start: Instant,
+    /// Nanoseconds after `start` when the engine's clock started running (ponder hit).
+    clock_origin_ns: AtomicU64,
+}
+
+impl Control {
+    pub fn new(ponder: bool) -> Self {
+        Control {
+            stop: AtomicBool::new(false),
+            pondering: AtomicBool::new(ponder),
+            start: Instant::now(),
+            clock_origin_ns: AtomicU64::new(0),
+        }
+    }
+
+    /// The opponent played the expected move: the clock runs from now.
+    pub fn ponder_hit(&self) {
+        let now = self.start.elapsed().as_nanos() as u64;
+        self.clock_origin_ns.store(now, Relaxed);
+        self.pondering.store(false, Relaxed);
+    }
+
+    /// Time on the engine's clock since the search (or the ponder hit) started.
+    pub fn clock_elapsed(&self) -> Duration {
+        self.start
+            .elapsed()
+            .saturating_sub(Duration::from_nanos(self.clock_origin_ns.load(Relaxed)))
+    }
+}
+
+/// What the threads of one search share besides the transposition table.
+pub struct SearchShared<'a> {
+    pub control: &'a Control,
+    /// Set when the search must end: the main thread is done, or a limit is reached.
+    pub abort: AtomicBool,
+    /// Nodes of all threads (each adds its count every `POLL_INTERVAL` nodes).
+    pub nodes: AtomicU64,
+    pub limits: Limits,
+    pub budget: Option<Budget>,
+    pub threads: usize,
+    pub multipv: usize,
+}
+
+impl<'a> SearchShared<'a> {
+    pub fn new(
+        control: &'a Control,
+        limits: Limits,
+        budget: Option<Budget>,
+        threads: usize,
+        multipv: usize,
+    ) -> Self {
+        SearchShared {
+            control,
+            abort: AtomicBool::new(false),
+            nodes: AtomicU64::new(0),
+            limits,
+            budget,
+            threads,
+            multipv,
+        }
+    }
+}
+
+/// A root move with what the last iteration learnt about it.
+#[derive(Clone, Debug)]
+pub struct RootMove<B> {
+    pub mv: Move<B>,
+    /// This iteration's score (`-INFINITE` if it was only proved worse than the best).
+    pub score: i32,
+    /// The previous iteration's score (the aspiration window's centre).
+    pub previous: i32,
+    pub seldepth: usize,
+    /// The principal variation, starting with `mv`.
+    pub pv: Vec<Move<B>>,
+}
+
+/// One finished iteration, as reported by the main thread.
+pub struct Iteration<'r, B> {
+    pub depth: i32,
+    /// The best lines, best first (MultiPV).
+    pub lines: &'r [RootMove<B>],
+    /// Nodes of all threads so far.
+    pub nodes: u64,
+}
+
+/// The score of a finished game for the side to move, `ply` plies from the root.
+#[inline(always)]
+fn game_end(o: Outcome, side: Color, ply: usize) -> i32 {
+    match o {
+        Outcome::Draw => DRAW,
+        Outcome::Win(c) if c == side => MATE - ply as i32,
+        Outcome::Win(_) => -(MATE - ply as i32),
+    }
+}
+
+/// Game-end scores are stored relative to the node, and read back relative to the root.
+#[inline(always)]
+fn score_to_tt(s: i32, ply: usize) -> i32 {
+    if s >= MATE_BOUND {
+        s + ply as i32
+    } else if s <= -MATE_BOUND {
+        s - ply as i32
+    } else {
+        s
+    }
+}
+
+#[inline(always)]
+fn score_from_tt(s: i32, ply: usize) -> i32 {
+    if s >= MATE_BOUND {
+        s - ply as i32
+    } else if s <= -MATE_BOUND {
+        s + ply as i32
+    } else {
+        s
+    }
+}
+
+/// One thread's search.
+pub struct Searcher<'a, P: Evaluate> {
+    eval: &'a Evaluator<P>,
+    tt: &'a TranspositionTable,
+    shared: &'a SearchShared<'a>,
+    /// 0 for the main thread, which reports, keeps time and decides the move.
+    id: usize,
+    rules: DrawRules,
+    root: P,
+    root_key: u64,
+    root_counters: Counters,
+    /// Keys of the game's earlier positions (within the repetition window), then of the
+    /// positions on the current search path.
+    keys: Vec<u64>,
+    /// Index in `keys` of the root position once pushed: later keys are in the tree.
+    root_index: usize,
+    lists: Vec<MoveList<P::B>>,
+    scores: Vec<Vec<i32>>,
+    pv: Vec<Vec<Move<P::B>>>,
+    killers: Vec<Killers<P::B>>,
+    history: History,
+    pub nodes: u64,
+    flushed: u64,
+    /// The node limit this thread enforces by itself (exact with one thread).
+    local_node_limit: u64,
+    seldepth: usize,
+    root_depth: i32,
+    stopped: bool,
+    /// False during the first iteration, which always completes so there is a move.
+    can_stop: bool,
+    pub root_moves: Vec<RootMove<P::B>>,
+    /// The lines of the last completed iteration (the search's answer).
+    pub best: Vec<RootMove<P::B>>,
+    pub completed_depth: i32,
+}
+
+impl<'a, P: Evaluate> Searcher<'a, P> {
+    /// A searcher for `root`, reached with `history` (keys of the earlier positions since
+    /// the last irreversible move) and `counters`; `legal` are the root's moves.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        eval: &'a Evaluator<P>,
+        tt: &'a TranspositionTable,
+        shared: &'a SearchShared<'a>,
+        id: usize,
+        root: P,
+        counters: Counters,
+        history: &[u64],
+        legal: &[Move<P::B>],
+    ) -> Self {
+        let local_node_limit = match shared.limits.nodes {
+            Some(n) if shared.threads == 1 => n,
+            _ => u64::MAX,
+        };
+        let mut keys = Vec::with_capacity(history.len() + MAX_PLY + 2);
+        keys.extend_from_slice(history);
+        Searcher {
+            eval,
+            tt,
+            shared,
+            id,
+            rules: P::VARIANT.draw_rules(),
+            root,
+            root_key: Board::hash(&root),
+            root_counters: counters,
+            root_index: keys.len(),
+            keys,
+            lists: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
+            scores: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
+            pv: (0..MAX_PLY + 1)
+                .map(|_| Vec::with_capacity(MAX_PLY))
+                .collect(),
+            killers: vec![[Move::default(); 2]; MAX_PLY + 1],
+            history: History::default(),
+            nodes: 0,
+            flushed: 0,
+            local_node_limit,
+            seldepth: 0,
+            root_depth: 0,
+            stopped: false,
+            can_stop: false,
+            root_moves: legal
+                .iter()
+                .map(|&mv| RootMove {
+                    mv,
+                    score: -INFINITE,
+                    previous: -INFINITE,
+                    seldepth: 0,
+                    pv: vec![mv],
+                })
+                .collect(),
+            best: Vec::new(),
+            completed_depth: 0,
+        }
+    }
+
+    /// Add this thread's uncounted nodes to the shared total; returns the total.
+    fn flush_nodes(&mut self) -> u64 {
+        let delta = self.nodes - self.flushed;
+        self.flushed = self.nodes;
+        self.shared.nodes.fetch_add(delta, Relaxed) + delta
+    }
+
+    /// Whether the search must stop now. Cheap on most nodes; every `POLL_INTERVAL`
+    /// nodes it reads the flags, the shared node count and (main thread) the clock.
+    #[inline(always)]
+    fn poll(&mut self) -> bool {
+        if self.stopped {
+            return true;
+        }
+        if self.nodes >= self.local_node_limit && self.can_stop {
+            self.stopped = true;
+            self.shared.abort.store(true, Relaxed);
+            return true;
+        }
+        if self.nodes % POLL_INTERVAL == 0 {
+            self.poll_slow();
+        }
+        self.stopped
+    }
+
+    #[cold]
+    fn poll_slow(&mut self) {
+        let total = self.flush_nodes();
+        if !self.can_stop {
+            return;
+        }
+        let s = self.shared;
+        if s.control.stop.load(Relaxed) || s.abort.load(Relaxed) {
+            self.stopped = true;
+            return;
+        }
+        if s.limits.nodes.is_some_and(|n| total >= n) {
+            self.stopped = true;
+            s.abort.store(true, Relaxed);
+            return;
+        }
+        if self.id == 0
+            && let Some(b) = s.budget
+            && !s.control.pondering.load(Relaxed)
+            && s.control.clock_elapsed() >= b.hard
+        {
+            self.stopped = true;
+            s.abort.store(true, Relaxed);
+        }
+    }
+
+    /// Iterative deepening. The main thread (`id` 0) calls `report` after each
+    /// iteration and decides when to stop; helpers search until told to.
+    pub fn iterate(&mut self, report: &mut dyn FnMut(&Iteration<P::B>)) {
+        let limits = self.shared.limits.clone();
+        let max_depth = limits
+            .depth
+            .map_or(MAX_DEPTH, |d| (d as i32).clamp(1, MAX_DEPTH));
+        let multipv = self.shared.multipv.clamp(1, self.root_moves.len().max(1));
+        let mut last_best: Option<Move<P::B>> = None;
+        let mut changes = 0.0;
+        let mut stable = 0;
+        for depth in 1..=max_depth {
+            if self.id > 0 {
+                let i = (self.id - 1) % SKIP_SIZE.len();
+                if ((depth + SKIP_PHASE[i]) / SKIP_SIZE[i]) % 2 != 0 {
+                    continue;
+                }
+            }
+            self.can_stop = depth > 1 || self.id > 0;
+            self.root_depth = depth;
+            for rm in &mut self.root_moves {
+                rm.previous = rm.score;
+            }
+            for pv_idx in 0..multipv {
+                self.seldepth = 0;
+                let prev = self.root_moves[pv_idx].previous;
+                let mut delta = ASPIRATION_DELTA;
+                let (mut alpha, mut beta) =
+                    if depth >= ASPIRATION_MIN_DEPTH && prev.abs() < MATE_BOUND {
+                        ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
+                    } else {
+                        (-INFINITE, INFINITE)
+                    };
+                loop {
+                    let score = self.search_root(depth, alpha, beta, pv_idx);
+                    // Stable: moves proved worse keep last iteration's order.
+                    self.root_moves[pv_idx..].sort_by(|a, b| b.score.cmp(&a.score));
+                    if self.stopped {
+                        break;
+                    }
+                    if score <= alpha {
+                        beta = (alpha + beta) / 2;
+                        alpha = (score - delta).max(-INFINITE);
+                    } else if score >= beta {
+                        beta = (score + delta).min(INFINITE);
+                    } else {
+                        break;
+                    }
+                    delta += delta / 2;
+                }
+                self.root_moves[..=pv_idx].sort_by(|a, b| b.score.cmp(&a.score));
+                if self.stopped {
+                    break;
+                }
+            }
+            if self.stopped {
+                break;
+            }
+            self.completed_depth = depth;
+            self.best = self.root_moves[..multipv].to_vec();
+            if self.id != 0 {
+                continue;
+            }
+            let nodes = self.flush_nodes();
+            report(&Iteration {
+                depth,
+                lines: &self.best,
+                nodes,
+            });
+
+            // Time management, after a whole iteration.
+            let best = self.root_moves[0].mv;
+            if last_best == Some(best) {
+                stable += 1;
+                changes *= 0.5;
+            } else {
+                stable = 0;
+                changes = changes * 0.5 + 1.0;
+            }
+            last_best = Some(best);
+            let score = self.root_moves[0].score;
+            let analysing = limits.infinite || self.shared.control.pondering.load(Relaxed);
+            if !analysing {
+                if self.root_moves.len() == 1 && limits.is_game_clock() {
+                    break; // a forced move: answer at once
+                }
+                if score.abs() >= MATE_BOUND && MATE - score.abs() < depth {
+                    break; // the game's end is in sight; deeper search cannot change it
+                }
+                if let Some(b) = self.shared.budget {
+                    let soft = b
+                        .soft
+                        .mul_f64(stability_factor(changes, stable))
+                        .min(b.hard);
+                    if self.shared.control.clock_elapsed() >= soft {
+                        break;
+                    }
+                }
+            }
+        }
+        self.flush_nodes();
+    }
+
+    /// One pass over the root moves from `pv_idx` on (the earlier ones are the lines
+    /// already found in this iteration, for MultiPV).
+    fn search_root(&mut self, depth: i32, mut alpha: i32, beta: i32, pv_idx: usize) -> i32 {
+        let root = self.root;
+        let (key, counters) = (self.root_key, self.root_counters);
+        self.nodes += 1;
+        let mut best = -INFINITE;
+        self.keys.push(key);
+        for i in pv_idx..self.root_moves.len() {
+            let mv = self.root_moves[i].mv;
+            let child = root.play(&mv);
+            let ck = key_after(&root, key, &mv);
+            let cc = counters.after(&root, &mv);
+            let new_depth = depth - 1;
+            let score = if i == pv_idx {
+                -self.search(&child, ck, cc, new_depth, -beta, -alpha, 1, true, false)
+            } else {
+                // Late root moves are tried one ply shallower first.
+                let r = (depth >= LMR_MIN_DEPTH
+                    && i >= pv_idx + 4
+                    && !mv.is_capture()
+                    && !child.has_capture()) as i32;
+                let mut s = -self.search(
+                    &child,
+                    ck,
+                    cc,
+                    new_depth - r,
+                    -alpha - 1,
+                    -alpha,
+                    1,
+                    false,
+                    true,
+                );
+                if s > alpha && r > 0 {
+                    s = -self.search(
+                        &child,
+                        ck,
+                        cc,
+                        new_depth,
+                        -alpha - 1,
+                        -alpha,
+                        1,
+                        false,
+                        true,
+                    );
+                }
+                if s > alpha && s < beta {
+                    s = -self.search(&child, ck, cc, new_depth, -beta, -alpha, 1, true, false);
+                }
+                s
+            };
+            if self.stopped {
+                break;
+            }
+            let seldepth = self.seldepth;
+            let rm = &mut self.root_moves[i];
+            if i == pv_idx || score > alpha {
+                rm.score = score;
+                rm.seldepth = seldepth;
+                rm.pv.clear();
+                rm.pv.push(mv);
+                rm.pv.extend_from_slice(&self.pv[1]);
+            } else {
+                rm.score = -INFINITE;
+            }
+            best = best.max(score);
+            if score > alpha {
+                alpha = score;
+                if score >= beta {
+                    break;
+                }
+            }
+        }
+        self.keys.pop();
+        best
+    }
+
+    /// The main search (fail-soft alpha-beta with PVS).
+    #[allow(clippy::too_many_arguments)]
+    fn search(
+        &mut self,
+        pos: &P,
+        key: u64,
+        c: Counters,
+        mut depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: usize,
+        pv_node: bool,
+        cut_node: bool,
+    ) -> i32 {
+        // 1. At the horizon, resolve the captures (quiescence counts the node).
+        if depth <= 0 {
+            return self.qsearch(pos, key, c, alpha, beta, ply, 0);
+        }
+
+        // 2. Count the node; give up at once when the search is stopped.
+        self.nodes += 1;
+        if self.poll() {
+            return 0;
+        }
+        self.pv[ply].clear();
+        self.seldepth = self.seldepth.max(ply);
+
+        // 3. Draws: a repetition or a draw counter at its limit ends the game before any
+        //    move is made.
+        if drawn_by_counters(pos, c, &self.rules)
+            || repeated(&self.keys, key, c, self.root_index, self.rules.repetitions)
+        {
+            return DRAW;
+        }
+        if ply >= MAX_PLY - 1 {
+            return self.eval.evaluate(pos);
+        }
+
+        // 4. Mate-distance pruning: nothing here can beat a game end nearer the root.
+        alpha = alpha.max(-MATE + ply as i32);
+        beta = beta.min(MATE - ply as i32 - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+
+        // 5. Transposition table: a deep enough bound ends a non-PV node at once.
+        let hit = self.tt.probe(key);
+        let tt_move = hit.map_or(PackedMove::NONE, |h| h.mv);
+        if let Some(h) = hit
+            && !pv_node
+            && h.depth >= depth
+        {
+            let s = score_from_tt(h.score, ply);
+            let usable = match h.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+            };
+            if usable {
+                return s;
+            }
+        }
+
+        // 6. Generate the moves. No move ends the game (a loss, or a win in losing
+        //    draughts); in breakthrough a king on the board has already ended it.
+        pos.generate(&mut self.lists[ply]);
+        if let Some(o) = outcome(pos, !self.lists[ply].is_empty()) {
+            return game_end(o, pos.side(), ply);
+        }
+        let capture = self.lists[ply][0].is_capture();
+
+        if !pv_node && beta.abs() < MATE_BOUND {
+            // 7. Reverse futility pruning: far above beta in a quiet position with no
+            //    capture threatened, a shallow search would not come back down.
+            if depth <= RFP_MAX_DEPTH && !capture && !pass(pos).has_capture() {
+                let eval = self.eval.evaluate(pos);
+                if eval - RFP_MARGIN * depth >= beta {
+                    return eval;
+                }
+            }
+
+            // 8. ProbCut: if a much shallower search of this node clears a raised bound,
+            //    the full search would almost surely clear beta. The shallower search
+            //    reuses this ply's move list, which holds the same moves afterwards.
+            if depth >= PROBCUT_MIN_DEPTH {
+                let rbeta = (beta + PROBCUT_MARGIN).min(MATE_BOUND - 1);
+                let s = self.search(
+                    pos,
+                    key,
+                    c,
+                    depth - PROBCUT_REDUCTION,
+                    rbeta - 1,
+                    rbeta,
+                    ply,
+                    false,
+                    cut_node,
+                );
+                if self.stopped {
+                    return 0;
+                }
+                if s >= rbeta {
+                    return s;
+                }
+                pos.generate(&mut self.lists[ply]);
+            }
+        }
+
+        let mut moves = std::mem::take(&mut self.lists[ply]);
+        let mut scores = std::mem::take(&mut self.scores[ply]);
+
+        // 9. Single reply: a forced move costs no depth (bounded so capture chains
+        //    cannot extend without end).
+        if moves.len() == 1 && (ply as i32) < 2 * self.root_depth {
+            depth += 1;
+        }
+
+        // 10. Order the moves: TT move, captures, killers, promotions, history.
+        score_moves(
+            pos,
+            &moves,
+            &mut scores,
+            tt_move,
+            &self.killers[ply],
+            &self.history,
+        );
+
+        // 11. The move loop: the first move with the full window, the others with a
+        //     null window (reduced when late and quiet), searched again when they
+        //     surprise.
+        let old_alpha = alpha;
+        let mut best = -INFINITE;
+        let mut best_move: Option<Move<P::B>> = None;
+        self.keys.push(key);
+        let mut i = 0;
+        while i < moves.len() {
+            pick_next(&mut moves, &mut scores, i);
+            let mv = moves[i];
+            let child = pos.play(&mv);
+            let ck = key_after(pos, key, &mv);
+            let cc = c.after(pos, &mv);
+            let new_depth = depth - 1;
+            let score = if i == 0 {
+                -self.search(
+                    &child,
+                    ck,
+                    cc,
+                    new_depth,
+                    -beta,
+                    -alpha,
+                    ply + 1,
+                    pv_node,
+                    !cut_node && !pv_node,
+                )
+            } else {
+                let mut r = 0;
+                if depth >= LMR_MIN_DEPTH
+                    && i >= LMR_FIRST_MOVE + pv_node as usize
+                    && !capture
+                    && !mv.promote
+                    // A move that gives the opponent a capture (an exchange or a
+                    // sacrifice: the shots of draughts) is forcing: never reduced.
+                    && !child.has_capture()
+                {
+                    r = LMR[depth.min(63) as usize][i.min(63)];
+                    r += cut_node as i32;
+                    r -= pv_node as i32;
+                    r -= is_killer(&self.killers[ply], &mv) as i32;
+                    r -= (self.history.get(pos.side(), &mv) / 4096).clamp(-1, 1);
+                    r = r.clamp(0, new_depth - 1);
+                }
+                let mut s = -self.search(
+                    &child,
+                    ck,
+                    cc,
+                    new_depth - r,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                    false,
+                    true,
+                );
+                if s > alpha && r > 0 {
+                    s = -self.search(
+                        &child,
+                        ck,
+                        cc,
+                        new_depth,
+                        -alpha - 1,
+                        -alpha,
+                        ply + 1,
+                        false,
+                        !cut_node,
+                    );
+                }
+                if pv_node && s > alpha && s < beta {
+                    s = -self.search(
+                        &child,
+                        ck,
+                        cc,
+                        new_depth,
+                        -beta,
+                        -alpha,
+                        ply + 1,
+                        true,
+                        false,
+                    );
+                }
+                s
+            };
+            if self.stopped {
+                break;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    best_move = Some(mv);
+                    if pv_node {
+                        let (head, tail) = self.pv.split_at_mut(ply + 1);
+                        head[ply].clear();
+                        head[ply].push(mv);
+                        head[ply].extend_from_slice(&tail[0]);
+                    }
+                    if score >= beta {
+                        // 12. A cut-off: remember the quiet move that made it, and
+                        //     lower the others tried before it.
+                        if !capture {
+                            let bonus = History::bonus(depth);
+                            let side = pos.side();
+                            add_killer(&mut self.killers[ply], &mv);
+                            self.history.update(side, &mv, bonus);
+                            for q in &moves[..i] {
+                                self.history.update(side, q, -bonus);
+                            }
+                        }
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+            i += 1;
+        }
+        self.keys.pop();
+        self.lists[ply] = moves;
+        self.scores[ply] = scores;
+        if self.stopped {
+            return 0;
+        }
+
+        // 13. Store the result.
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > old_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let packed = best_move.map_or(PackedMove::NONE, |m| PackedMove::new(&m));
+        self.tt
+            .store(key, packed, score_to_tt(best, ply), depth, bound);
+        best
+    }
+
+    /// Quiescence: play out the captures, which are compulsory, so there is no stand-pat
+    /// while one is pending; a quiet position is scored by the evaluation, except that at
+    /// its first ply a capture threatened by the opponent is answered with a full ply of
+    /// quiet moves. Only the first ply (`qply` 0) applies the draw rules: captures are
+    /// irreversible.
+    #[allow(clippy::too_many_arguments)]
+    fn qsearch(
+        &mut self,
+        pos: &P,
+        key: u64,
+        c: Counters,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        qply: u32,
+    ) -> i32 {
+        self.nodes += 1;
+        if self.poll() {
+            return 0;
+        }
+        self.pv[ply].clear();
+        self.seldepth = self.seldepth.max(ply);
+        if qply == 0
+            && (drawn_by_counters(pos, c, &self.rules)
+                || repeated(&self.keys, key, c, self.root_index, self.rules.repetitions))
+        {
+            return DRAW;
+        }
+        if ply >= MAX_PLY - 1 {
+            return self.eval.evaluate(pos);
+        }
+        let mut moves = std::mem::take(&mut self.lists[ply]);
+        pos.generate(&mut moves);
+        if let Some(o) = outcome(pos, !moves.is_empty()) {
+            self.lists[ply] = moves;
+            return game_end(o, pos.side(), ply);
+        }
+        let capture = moves[0].is_capture();
+        if !capture && (qply > 0 || !pass(pos).has_capture()) {
+            self.lists[ply] = moves;
+            return self.eval.evaluate(pos);
+        }
+        let mut scores = std::mem::take(&mut self.scores[ply]);
+        score_moves(
+            pos,
+            &moves,
+            &mut scores,
+            PackedMove::NONE,
+            &self.killers[ply],
+            &self.history,
+        );
+        let mut best = -INFINITE;
+        for i in 0..moves.len() {
+            pick_next(&mut moves, &mut scores, i);
+            let child = pos.play(&moves[i]);
+            // Deeper quiescence plies apply no draw rule, so need no key or counters.
+            let s = -self.qsearch(
+                &child,
+                0,
+                Counters::default(),
+                -beta,
+                -alpha,
+                ply + 1,
+                qply + 1,
+            );
+            if self.stopped {
+                break;
+            }
+            if s > best {
+                best = s;
+                if s > alpha {
+                    if s >= beta {
+                        break;
+                    }
+                    alpha = s;
+                }
+            }
+        }
+        self.lists[ply] = moves;
+        self.scores[ply] = scores;
+        if self.stopped { 0 } else { best }
+    }
+}
