@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 
 use super::rules_tools::{parse_notation, parse_variant};
+use crate::notation::{parse_fen, write_fen};
 use crate::pdn::{self, Game, ReadOptions, WriteOptions};
 use crate::rules::{Notation, Variant};
 use crate::with_board;
@@ -65,6 +66,9 @@ pub struct FenArgs {
     /// Variant of games without a GameType tag (default: inferred from the file).
     #[arg(long, short, value_parser = parse_variant)]
     pub variant: Option<Variant>,
+    /// Squares of the FEN: numeric (PDN's usual form, the default) or letter.
+    #[arg(long, value_parser = parse_notation, default_value = "numeric")]
+    pub notation: Notation,
 }
 
 pub fn run(a: &PdnArgs) -> Result<i32> {
@@ -139,6 +143,13 @@ fn convert(a: &ConvertArgs) -> Result<i32> {
 
 fn fen(a: &FenArgs) -> Result<i32> {
     let p = pdn::position_at(&a.file, a.game, a.ply, &ReadOptions { variant: a.variant })?;
-    println!("{}", p.fen);
+    let fen = match a.notation {
+        Notation::Numeric => p.fen,
+        Notation::Letter => with_board!(p.variant, P => {
+            let pos: P = parse_fen(&p.fen).map_err(|e| anyhow::anyhow!("{e}"))?;
+            write_fen(&pos, Notation::Letter)
+        }),
+    };
+    println!("{fen}");
     Ok(0)
 }

@@ -209,7 +209,8 @@ fn pick<P: Board>(
             } else if legal[0].is_capture() {
                 "a capture is compulsory".to_string()
             } else {
-                format!("{} legal moves", legal.len())
+                let n = legal.len();
+                format!("{n} legal move{}", if n == 1 { "" } else { "s" })
             };
             Err(format!("illegal move '{text}' ({hint})"))
         }

@@ -157,15 +157,16 @@ impl Game {
 }
 
 /// A move resolved against its position.
-pub(crate) struct Step<P: Board> {
+pub struct Step<P: Board> {
     /// The position the move is played from (after a `/FEN/` setup, if any).
     pub before: P,
     pub legal: Vec<Move<P::B>>,
     pub mv: Move<P::B>,
 }
 
-/// Match `m` against the legal moves after `pos` (or after its own setup).
-pub(crate) fn resolve<P: Board>(
+/// Match `m` against the legal moves after `pos` (or after its own setup): the way to walk
+/// variations; `game` and `ply` only label the error.
+pub fn resolve<P: Board>(
     pos: &P,
     m: &PdnMove,
     game: usize,

@@ -652,10 +652,10 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         while i < moves.len() {
             pick_next(&mut moves, &mut scores, i);
             let mv = moves[i];
-            let child = pos.play(&mv);
             let ck = key_after(pos, key, &mv);
-            let cc = c.after(pos, &mv);
             let new_depth = depth - 1;
+            let child = pos.play(&mv);
+            let cc = c.after(pos, &mv);
             let score = if i == 0 {
                 -self.search(
                     &child,
@@ -809,15 +809,23 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
             return self.eval.evaluate(pos);
         }
         let mut moves = std::mem::take(&mut self.lists[ply]);
+        if !pos.has_capture() {
+            // Most quiescence nodes are quiet: count the moves (for the game-end test)
+            // without building them, and evaluate.
+            let has_moves = pos.count_moves(&mut moves) > 0;
+            if let Some(o) = outcome(pos, has_moves) {
+                self.lists[ply] = moves;
+                return game_end(o, pos.side(), ply);
+            }
+            if qply > 0 || !pass(pos).has_capture() {
+                self.lists[ply] = moves;
+                return self.eval.evaluate(pos);
+            }
+        }
         pos.generate(&mut moves);
         if let Some(o) = outcome(pos, !moves.is_empty()) {
             self.lists[ply] = moves;
             return game_end(o, pos.side(), ply);
-        }
-        let capture = moves[0].is_capture();
-        if !capture && (qply > 0 || !pass(pos).has_capture()) {
-            self.lists[ply] = moves;
-            return self.eval.evaluate(pos);
         }
         let mut scores = std::mem::take(&mut self.scores[ply]);
         score_moves(

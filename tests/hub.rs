@@ -1,0 +1,432 @@
+//! The Hub protocol, driven through a real `tammi hub` child process.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+struct Hub {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+/// Generous: these bounds only catch hangs, they do not measure speed.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+impl Hub {
+    fn start() -> Hub {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
+            .arg("hub")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start tammi hub");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Hub {
+            child,
+            stdin: Some(stdin),
+            lines: rx,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("input open");
+        writeln!(stdin, "{line}").expect("tammi hub is alive");
+        stdin.flush().unwrap();
+    }
+
+    /// Lines up to and including the first one starting with `prefix`.
+    fn until(&mut self, prefix: &str) -> Vec<String> {
+        let deadline = Instant::now() + PATIENCE;
+        let mut got = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) => {
+                    let done = l.starts_with(prefix);
+                    got.push(l);
+                    if done {
+                        return got;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("no '{prefix}' within {PATIENCE:?}; got {got:?}")
+                }
+                Err(RecvTimeoutError::Disconnected) => panic!("tammi hub exited; got {got:?}"),
+            }
+        }
+    }
+
+    fn last(&mut self, prefix: &str) -> String {
+        self.until(prefix).pop().unwrap()
+    }
+
+    fn handshake(&mut self) -> Vec<String> {
+        self.send("hub");
+        let lines = self.until("wait");
+        self.send("init");
+        self.until("ready");
+        lines
+    }
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn arg<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    line.split_whitespace()
+        .find_map(|t| t.strip_prefix(&format!("{name}=")))
+}
+
+#[test]
+fn handshake_declares_parameters_as_key_value_tokens() {
+    let mut hub = Hub::start();
+    let lines = hub.handshake();
+    assert!(lines[0].starts_with("id name=tammi"));
+    for name in [
+        "variant",
+        "threads",
+        "hash",
+        "tt-size",
+        "ponder",
+        "multipv",
+        "move-overhead",
+    ] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("param name={name} "))),
+            "{name} missing: {lines:?}"
+        );
+    }
+    // pydraughts splits every token at '=': each must be key=value.
+    for l in &lines[..lines.len() - 1] {
+        let mut quoted = false;
+        for part in l.split(' ').skip(1) {
+            if !quoted {
+                assert!(part.contains('='), "token '{part}' in '{l}'");
+            }
+            quoted ^= part.matches('"').count() % 2 == 1;
+        }
+    }
+    let variant = lines.iter().find(|l| l.contains("name=variant")).unwrap();
+    for v in [
+        "normal", "killer", "bt", "frisian", "losing", "english", "turkish",
+    ] {
+        assert!(variant.contains(v), "{variant}");
+    }
+}
+
+#[test]
+fn draughtsnet_sequence() {
+    // What lidraughts' analysis client sends: parameters after init, a node limit,
+    // analysis, then stop.
+    let mut hub = Hub::start();
+    hub.handshake();
+    hub.send("set-param name=threads value=1");
+    hub.send("set-param name=tt-size value=20");
+    hub.send("set-param name=variant value=normal");
+    hub.send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28 19-23 28x19x23 14x23x19\"");
+    hub.send("level nodes=20000");
+    hub.send("go analyze");
+    let lines = hub.until("done");
+    let done = lines.last().unwrap();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info ") && l.contains("nodes="))
+    );
+    assert!(!lines.iter().any(|l| l.starts_with("error")), "{lines:?}");
+    let best = arg(done, "move").unwrap();
+    assert!(!best.is_empty());
+    // A stop after the search ended is harmless and answers nothing.
+    hub.send("stop");
+    hub.send("ping");
+    assert_eq!(hub.last("pong"), "pong");
+    // Infinite analysis ended by stop: exactly one done.
+    hub.send("pos");
+    hub.send("go analyze");
+    hub.until("info");
+    hub.send("stop");
+    hub.until("done");
+    hub.send("ping");
+    let after = hub.until("pong");
+    assert!(!after.iter().any(|l| l.starts_with("done")), "{after:?}");
+}
+
+#[test]
+fn ping_is_answered_during_a_search_and_every_level_form_is_accepted() {
+    let mut hub = Hub::start();
+    hub.handshake();
+    for level in [
+        "level depth=4",
+        "level ply=4",
+        "level nodes=5000",
+        "level move-time=0.05",
+        "level time=1 inc=0.01",
+        "level moves=40 time=2",
+        "level moves=40 time=2 inc=0.5",
+    ] {
+        hub.send("pos");
+        hub.send(level);
+        hub.send("go think");
+        hub.send("ping");
+        let lines = hub.until("done");
+        assert!(
+            !lines.iter().any(|l| l.starts_with("error")),
+            "{level}: {lines:?}"
+        );
+        hub.send("ping");
+        hub.until("pong");
+    }
+    hub.send("pos");
+    hub.send("level infinite");
+    hub.send("go think");
+    hub.until("info");
+    hub.send("ping");
+    hub.until("pong");
+    hub.send("stop");
+    hub.until("done");
+}
+
+#[test]
+fn ponder_then_ponder_hit() {
+    let mut hub = Hub::start();
+    hub.handshake();
+    hub.send("pos");
+    hub.send("level move-time=0.2");
+    hub.send("go ponder");
+    hub.until("info");
+    hub.send("ponder-hit");
+    let done = hub.last("done");
+    assert!(arg(&done, "move").is_some());
+}
+
+#[test]
+fn a_forced_move_is_answered_at_once() {
+    let mut hub = Hub::start();
+    hub.handshake();
+    // White's only move is the capture 28x19 (over 23... here 32x23 over 28? see below):
+    // one white man on 32 next to a black man on 28 with 23 empty.
+    hub.send("pos pos=W:W32:B28,5");
+    hub.send("level move-time=60");
+    let t = Instant::now();
+    hub.send("go think");
+    let done = hub.last("done");
+    assert_eq!(arg(&done, "move"), Some("32x23x28"));
+    assert!(t.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn bad_input_gets_an_error_and_keeps_the_state() {
+    let mut hub = Hub::start();
+    hub.handshake();
+    hub.send("pos pos=W:W32:B28,5");
+    for bad in [
+        "pos moves=\"32-28",
+        "pos pos=Wxyz",
+        "pos pos=W:W32:B28,5 moves=\"32x23 99-98\"",
+        "level depth=abc",
+        "level depth=-3",
+        "level move-time=-1",
+        "set-param name=variant value=chess",
+        "set-param name=threads value=0",
+        "set-param name=hash value=lots",
+        "set-param name=variant value=frisian",
+        "frobnicate",
+        "go sideways",
+    ] {
+        hub.send(bad);
+        let e = hub.last("error");
+        assert!(e.starts_with("error message="), "{bad}: {e}");
+    }
+    // The illegal move inside `moves` is named.
+    hub.send("pos pos=W:W32:B28,5 moves=\"32x23x28 5-10 19-24\"");
+    let e = hub.last("error");
+    assert!(e.contains("19-24"), "{e}");
+    // Still the position from before all that: the forced capture.
+    hub.send("go think");
+    let done = hub.last("done");
+    assert_eq!(arg(&done, "move"), Some("32x23x28"));
+}
+
+#[test]
+fn english_and_canadian_through_raw_hub_lines() {
+    let mut hub = Hub::start();
+    hub.handshake();
+    hub.send("set-param name=variant value=english");
+    // 33 characters: Black to move, men on 1-12, White on 21-32.
+    hub.send(&format!(
+        "pos pos=B{}{}{}",
+        "b".repeat(12),
+        "e".repeat(8),
+        "w".repeat(12)
+    ));
+    hub.send("level depth=5");
+    hub.send("go think");
+    let done = hub.last("done");
+    let mv = arg(&done, "move").unwrap();
+    let from: u32 = mv.split('-').next().unwrap().parse().unwrap();
+    assert!((9..=12).contains(&from), "{done}");
+    hub.send("set-param name=variant value=canadian");
+    hub.send(&format!(
+        "pos pos=W{}{}{}",
+        "b".repeat(30),
+        "e".repeat(12),
+        "w".repeat(30)
+    ));
+    hub.send("level depth=3");
+    hub.send("go think");
+    let done = hub.last("done");
+    let from: u32 = arg(&done, "move")
+        .unwrap()
+        .split('-')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((43..=48).contains(&from), "{done}");
+}
+
+#[test]
+fn end_of_input_exits() {
+    let mut hub = Hub::start();
+    hub.handshake();
+    hub.send("pos");
+    hub.send("go analyze");
+    hub.until("info");
+    drop(hub.stdin.take());
+    let t = Instant::now();
+    loop {
+        if hub.child.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(
+            t.elapsed() < PATIENCE,
+            "tammi hub did not exit at end of input"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// A small deterministic generator so the fuzz input is repeatable.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+#[test]
+fn fuzz_a_hundred_thousand_random_and_mutated_lines() {
+    const SEEDS: &[&str] = &[
+        "hub",
+        "init",
+        "pos",
+        "pos start",
+        "pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28 19-23\"",
+        "pos pos=W:W31-50:B1-20 moves=\"32-28 19-23 28x19x23\"",
+        "level depth=2",
+        "level nodes=300",
+        "level move-time=0.001",
+        "level moves=40 time=0.5 inc=0.01",
+        "go think",
+        "go analyze",
+        "stop",
+        "ping",
+        "new-game",
+        "set-param name=variant value=english",
+        "set-param name=variant value=normal",
+        "set-param name=multipv value=2",
+        "ponder-hit",
+    ];
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz=\" -0123456789.WBwbex\t\x00\x7f\xc3\xa9";
+    let mut rng = Rng(0x7a11);
+    let mut input = Vec::new();
+    for i in 0..100_000 {
+        let mut line: Vec<u8> = if i % 3 == 0 {
+            (0..rng.below(60))
+                .map(|_| ALPHABET[rng.below(ALPHABET.len())])
+                .collect()
+        } else {
+            SEEDS[rng.below(SEEDS.len())].as_bytes().to_vec()
+        };
+        if i % 3 == 1 {
+            for _ in 0..1 + rng.below(3) {
+                let at = rng.below(line.len() + 1);
+                match rng.below(3) {
+                    0 if at < line.len() => {
+                        line.remove(at);
+                    }
+                    1 => line.insert(at, ALPHABET[rng.below(ALPHABET.len())]),
+                    _ => line.truncate(at),
+                }
+            }
+        }
+        // Searches must stay short: never let a mutated line start an unbounded one.
+        let text = String::from_utf8_lossy(&line);
+        if text.contains("go")
+            || text.contains("quit")
+            || text.contains("level")
+            || text.contains("hash")
+            || text.contains("thread")
+            || text.contains("tt-size")
+        {
+            input.extend_from_slice(b"level nodes=200\ngo think\n");
+            continue;
+        }
+        input.extend_from_slice(&line);
+        input.push(b'\n');
+        if i % 1000 == 0 {
+            input.extend_from_slice(b"ping\n");
+        }
+    }
+    // Unknown commands are answered with an error that quotes them: a marker.
+    input.extend_from_slice(b"stop\nfuzz-end-marker\n");
+    let mut hub = Hub::start();
+    let mut stdin = hub.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        stdin.write_all(&input).expect("tammi hub reads all input");
+        stdin
+    });
+    let mut pongs = 0;
+    let deadline = Instant::now() + Duration::from_secs(900);
+    loop {
+        match hub
+            .lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            Ok(l) if l == "pong" => pongs += 1,
+            Ok(l) if l.contains("fuzz-end-marker") => break,
+            Ok(_) => {}
+            Err(e) => panic!("tammi hub stopped answering after {pongs} pongs: {e:?}"),
+        }
+    }
+    assert!(pongs >= 100, "only {pongs} pongs");
+    hub.stdin = Some(writer.join().unwrap());
+    assert!(hub.child.try_wait().unwrap().is_none(), "tammi hub died");
+    hub.send("ping");
+    hub.until("pong");
+}
