@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Differential test of tammi's legal moves against pydraughts, dame-rs, kish and clatsop.
 #
-#   .ci/differential/run.sh [TAMMI_BINARY [check.py options...]]
+#   .ci/differential/run.sh [TAMMI_BINARY] [check.py options...]
 #
 # TAMMI_BINARY defaults to target/release/tammi (relative to the repository root).
 # Creates the venv <repo>/.venv if missing and installs requirements.txt into it
@@ -12,8 +12,11 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 venv="$root/.venv"
 
-tammi="${1:-target/release/tammi}"
-[ $# -gt 0 ] && shift
+tammi="target/release/tammi"
+if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then  # a first argument that is not an option
+  [ -n "$1" ] && tammi="$1"
+  shift
+fi
 # A relative path is taken from the caller's directory if it exists there, else from the repo root.
 case "$tammi" in
   /*) ;;
