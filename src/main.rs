@@ -62,11 +62,11 @@ fn main() {
             std::io::BufReader::new(std::io::stdin()),
             Box::new(std::io::stdout()),
         )),
-        None => {
-            use clap::CommandFactory;
-            Cli::command().print_help().ok();
-            Ok(0)
-        }
+        // Plain `tammi`: the text mode for a person at a terminal.
+        None => tammi::cli::text_mode::run(
+            &mut std::io::stdin().lock(),
+            &mut std::io::stdout(),
+        ),
     };
     match result {
         Ok(code) => std::process::exit(code),

@@ -63,7 +63,11 @@ fn canonical(game: &Game) -> String {
 
 fn canonical_line<P: Board>(start: &P, line: &Line, game: usize) -> String {
     let squash = |c: &String| c.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut out: Vec<String> = line.comments.iter().map(|c| format!("{{{}}}", squash(c))).collect();
+    let mut out: Vec<String> = line
+        .comments
+        .iter()
+        .map(|c| format!("{{{}}}", squash(c)))
+        .collect();
     let mut pos = *start;
     for (i, m) in line.moves.iter().enumerate() {
         let step = resolve(&pos, m, game, i + 1, false).unwrap_or_else(|e| panic!("{e}"));
@@ -181,10 +185,7 @@ fn corpus_details_cyrillic_tags_fen_and_results() {
     let oca = read(&corpus().join("english_oca_2.0.pdn"));
     // Tags stay in the order read, unknown or not.
     let names: Vec<&str> = oca[0].tags.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(
-        names,
-        ["Event", "Date", "Black", "White", "Site", "Result"]
-    );
+    assert_eq!(names, ["Event", "Date", "Black", "White", "Site", "Result"]);
     // `26x17x10x1`: a full route read as one move.
     let last = oca[0].main_line.moves.last().unwrap();
     assert_eq!(last.text, "26x17x10x1");
@@ -199,9 +200,16 @@ fn move_strengths_in_parentheses_are_not_variations() {
     assert_eq!(m[1].text, "19-23");
     assert_eq!(m[1].strength.as_deref(), Some("(!?!!!)"));
     assert!(m[1].variations.is_empty());
-    assert_eq!(g.variant, Variant::International, "32-28 does not open english");
+    assert_eq!(
+        g.variant,
+        Variant::International,
+        "32-28 does not open english"
+    );
     let written = write_game(g, &WriteOptions::default()).unwrap();
-    assert!(written.contains("1. 32-28!? 19-23(!?!!!) 2. 28x19 *"), "{written}");
+    assert!(
+        written.contains("1. 32-28!? 19-23(!?!!!) 2. 28x19 *"),
+        "{written}"
+    );
 }
 
 #[test]
@@ -220,11 +228,15 @@ fn nested_variations_are_kept_and_checked() {
     assert_eq!(g.move_count(), 9);
     assert!(errors(g).is_empty());
     // An illegal move deep in a variation is found, with its ply.
-    let bad = read_text("32-28 19-23 (18-23 38-32 (37-32 23-27) 12-18) 28x19 *", None);
+    let bad = read_text(
+        "32-28 19-23 (18-23 38-32 (37-32 23-27) 12-18) 28x19 *",
+        None,
+    );
     let errs = errors(&bad[0]);
     assert_eq!(errs.len(), 1, "{errs:?}");
     assert!(
-        errs[0].starts_with("game 1, ply 4 (in a variation), line 1, column 32: illegal move '23-27'"),
+        errs[0]
+            .starts_with("game 1, ply 4 (in a variation), line 1, column 33: illegal move '23-27'"),
         "{errs:?}"
     );
 }
@@ -235,7 +247,11 @@ fn fen_tags_with_ranges_and_an_unknown_side() {
     assert_eq!(games.len(), 3);
     type P = tammi::rules::Position<tammi::rules::International>;
     let first: P = games[0].start_position().unwrap();
-    assert_eq!(first.side(), tammi::rules::Color::White, "'?' is the first mover");
+    assert_eq!(
+        first.side(),
+        tammi::rules::Color::White,
+        "'?' is the first mover"
+    );
     let last: P = games[2].start_position().unwrap();
     assert_eq!(last, P::start());
     assert!(games.iter().all(|g| g.main_line.moves.is_empty()));
@@ -296,16 +312,23 @@ fn writer_uses_each_variants_notation_and_tags() {
     assert!(turkish.contains("[GameType \"30\"]") && !turkish.contains("\"43\""));
     assert!(turkish.contains("3. d4:d8"), "{turkish}");
     let canadian = write_games(&read(&fixture("canadian.pdn")), &WriteOptions::default()).unwrap();
-    assert!(canadian.contains("[GameType \"27\"]") && canadian.contains("3... 36x47"));
-    let intl = write_games(&read(&fixture("international.pdn")), &WriteOptions::default()).unwrap();
+    assert!(canadian.contains("[GameType \"27\"]") && canadian.contains("3. 47-41 36x47"));
+    let intl = write_games(
+        &read(&fixture("international.pdn")),
+        &WriteOptions::default(),
+    )
+    .unwrap();
     assert!(!intl.contains("GameType"), "international is PDN's default");
     assert!(intl.contains("[FEN \"B:W28,33,K46:B3,12,K22\"]"));
     assert!(intl.contains("\n23... 22-17 24. 46-37"), "{intl}");
     assert!(intl.contains("[WhiteRating \"2310\"]\n[TimeControl \"80m+1s\"]"));
     assert!(intl.contains("(1... 17-21 2. 29-24 (2. 32-28 21-26) 2... 19x30 3. 35x24)"));
-    assert!(intl.trim_end().ends_with("2-0\n\n[Event \"Fixture position\"]") || intl.contains("8x19 2-0\n"));
+    assert!(intl.contains(" 8x19 2-0\n"), "{intl}");
     let english = write_games(&read(&fixture("english.pdn")), &WriteOptions::default()).unwrap();
-    assert!(english.contains("[Annotator \"the \\\"fixture\\\" writer\"]"), "{english}");
+    assert!(
+        english.contains("[Annotator \"the \\\"fixture\\\" writer\"]"),
+        "{english}"
+    );
     assert!(english.contains("[FEN \"W:W30,K32:BK3,17,18,25,26\"]"));
     assert!(english.contains("[SetUp \"1\"]"));
     assert!(english.contains("2. 16-19 24x15 $1"), "{english}");
@@ -333,19 +356,35 @@ fn letter_listing_is_one_pair_per_line_with_full_routes_and_reads_back() {
             ..WriteOptions::default()
         };
         let numeric = write_games(&back, &numeric_opts).unwrap();
-        assert_same_games(&games, &read_text(&numeric, None), &format!("{file} back to numbers"));
+        assert_same_games(
+            &games,
+            &read_text(&numeric, None),
+            &format!("{file} back to numbers"),
+        );
     }
-    let russian = write_games(&read(&fixture("russian.pdn")), &WriteOptions::letter_listing()).unwrap();
-    let body: Vec<&str> = russian.lines().skip_while(|l| !l.is_empty()).skip(1).collect();
+    let russian = write_games(
+        &read(&fixture("russian.pdn")),
+        &WriteOptions::letter_listing(),
+    )
+    .unwrap();
+    let body: Vec<&str> = russian
+        .lines()
+        .skip_while(|l| !l.is_empty())
+        .skip(1)
+        .collect();
     assert_eq!(body[0], "1. a3-b4 b6-c5");
     assert_eq!(body[2], "3. e3:c5 d6:b4");
     assert_eq!(body.last(), Some(&"0-1"));
     // Every landing square, even where the capture is not ambiguous.
-    let english = write_games(&read(&fixture("english.pdn")), &WriteOptions::letter_listing()).unwrap();
+    let english = write_games(
+        &read(&fixture("english.pdn")),
+        &WriteOptions::letter_listing(),
+    )
+    .unwrap();
     assert!(english.contains("\n3. d6:f4 e3:g5\n"), "{english}");
     let corpus_english = read(&corpus().join("english_oca_2.0.pdn"));
     let listing = write_game(&corpus_english[0], &WriteOptions::letter_listing()).unwrap();
-    assert!(listing.contains("22. g3:e1 a1:c3:e5:g7 0-1") || listing.contains("a1:c3:e5:g7"), "{listing}");
+    assert!(listing.contains(" d2:b4:d6:b8\n0-1\n"), "{listing}");
 }
 
 /// Random legal games in every variant, written in both notations and read back.
@@ -410,7 +449,7 @@ fn lenient_reading_of_real_world_sloppiness() {
     // BOM, CRLF, a `%` line comment, `1- 6`, leading zeros, `3228`, `:` captures, moves
     // glued to numbers, `½-½`.
     let text = "\u{feff}[Event \"Sloppy\"]\r\n% a line comment 1-0\r\n[GameType \"21\"]\r\n\r\n\
-                1. 09-13 22- 18 2.13x22 25:18 3. 0509 2914 4... ½-½\r\n";
+                1. 11-15 24- 20 2.08-11 28-24 3. 0913 2218 4. 15:22 25x18 5... ½-½\r\n";
     let games = read_text(text, None);
     assert_eq!(games.len(), 1);
     let g = &games[0];
@@ -418,7 +457,12 @@ fn lenient_reading_of_real_world_sloppiness() {
     assert_eq!(g.tag("Event"), Some("Sloppy"));
     assert_eq!(g.result.as_deref(), Some("1/2-1/2"));
     let texts: Vec<&str> = g.main_line.moves.iter().map(|m| m.text.as_str()).collect();
-    assert_eq!(texts, ["09-13", "22-18", "13x22", "25:18", "0509", "2914"]);
+    assert_eq!(
+        texts,
+        [
+            "11-15", "24-20", "08-11", "28-24", "0913", "2218", "15:22", "25x18"
+        ]
+    );
     assert!(errors(g).is_empty(), "{:?}", errors(g));
     // Latin-1 bytes (not UTF-8) are still read.
     let latin1 = pdn::decode(b"[White \"Ren\xe9\"]\n1. 32-28 *\n");
@@ -457,14 +501,31 @@ fn the_variant_comes_from_gametype_then_the_option_then_the_file() {
     assert_eq!(v("1. 11-15 23-19 *", None), Variant::English);
     assert_eq!(v("1. 32-28 19-23 *", None), Variant::International);
     assert_eq!(v("1. 35-30 *", None), Variant::International);
-    assert_eq!(v("1. 44-37 *", None), Variant::Canadian);
+    assert_eq!(v("1. 44-37 *", None), Variant::International);
+    let canadian = "1. 44-37 30-36 2. 49-44 25-32 3. 47-41 36x47 4. 52x41 *";
+    assert_eq!(v(canadian, None), Variant::Canadian);
     assert_eq!(v("1. c3-d4 f6-g5 *", None), Variant::Russian);
-    assert_eq!(v("1. c3-d4 f6-g5 *", Some(Variant::Brazilian)), Variant::Brazilian);
-    assert_eq!(v("[GameType \"26\"] 1. c3-d4 *", Some(Variant::Russian)), Variant::Brazilian);
-    assert_eq!(v("[GameType \"20\"] 1. 32-28 *", Some(Variant::Killer)), Variant::Killer);
+    assert_eq!(
+        v("1. c3-d4 f6-g5 *", Some(Variant::Brazilian)),
+        Variant::Brazilian
+    );
+    assert_eq!(
+        v("[GameType \"26\"] 1. c3-d4 *", Some(Variant::Russian)),
+        Variant::Brazilian
+    );
+    assert_eq!(
+        v("[GameType \"20\"] 1. 32-28 *", Some(Variant::Killer)),
+        Variant::Killer
+    );
     assert_eq!(v("[GameType \"43\"] 1. a3-a4 *", None), Variant::Turkish);
-    assert_eq!(v("[GameType \" 30,W,8,8,A0,0\"] 1. a3-a4 *", None), Variant::Turkish);
-    assert_eq!(v("[GameType \"27,W,12,12,N2,0\"] *", None), Variant::Canadian);
+    assert_eq!(
+        v("[GameType \" 30,W,8,8,A0,0\"] 1. a3-a4 *", None),
+        Variant::Turkish
+    );
+    assert_eq!(
+        v("[GameType \"27,W,12,12,N2,0\"] *", None),
+        Variant::Canadian
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -474,24 +535,68 @@ fn the_variant_comes_from_gametype_then_the_option_then_the_file() {
 fn read_errors_name_the_game_line_and_column() {
     let ok_game = "[Event \"first\"]\n1. 32-28 19-23 *\n\n";
     let cases: &[(&str, &str)] = &[
-        ("[Event \"x\"]\n1. 32-28 {never closed", "game 2, line 5, column 10: comment '{' is never closed"),
-        ("[Event \"x\"]\n1. 32-28 (19-23 28x19\n*", "game 2, line 5, column 10: variation '(' is never closed"),
-        ("[Event \"x\"]\n1. 32-28 19-23 ) *", "game 2, line 5, column 16: ')' closes no variation"),
-        ("[Event \"x\"]\n1. 32-28 wins *", "game 2, line 5, column 10: 'wins' is not a move"),
-        ("[Event \"x\n1. 32-28 *", "game 2, line 4, column 1: tag Event is not closed"),
-        ("[GameType \"22\"]\n1. 9-13 *", "game 2, line 4, column 1: GameType 22 (italian) is not supported"),
-        ("[GameType \"W\"]\n*", "game 2, line 4, column 1: GameType 'W' does not start with a game number"),
-        ("1. 32-28 /W:W31:B1/ *", "game 2, line 4, column 10: setup '/.../' is not followed by a move"),
-        ("1. 32-28 $ *", "game 2, line 4, column 10: '$' must be followed by a NAG number"),
-        ("( 32-28 ) *", "game 2, line 4, column 1: a variation '(' must follow the move it replaces"),
-        ("[Event \"x\"]\n1. 32-28 (19-23\n[Event \"y\"]", "game 2, line 5, column 10: variation '(' is not closed before the tags at line 6, column 1"),
-        ("1. 32-28 {a {b} }", "game 2, line 4, column 13: nested '{' inside a comment"),
-        ("1. 32-28 ] *", "game 2, line 4, column 10: unexpected character ']'"),
+        (
+            "[Event \"x\"]\n1. 32-28 {never closed",
+            "game 2, line 5, column 10: comment '{' is never closed",
+        ),
+        (
+            "[Event \"x\"]\n1. 32-28 (19-23 28x19\n*",
+            "game 2, line 5, column 10: variation '(' is never closed",
+        ),
+        (
+            "[Event \"x\"]\n1. 32-28 19-23 ) *",
+            "game 2, line 5, column 16: ')' closes no variation",
+        ),
+        (
+            "[Event \"x\"]\n1. 32-28 wins *",
+            "game 2, line 5, column 10: 'wins' is not a move",
+        ),
+        (
+            "[Event \"x\n1. 32-28 *",
+            "game 2, line 4, column 1: tag Event is not closed",
+        ),
+        (
+            "[GameType \"22\"]\n1. 9-13 *",
+            "game 2, line 4, column 1: GameType 22 (italian) is not supported",
+        ),
+        (
+            "[GameType \"W\"]\n*",
+            "game 2, line 4, column 1: GameType 'W' does not start with a game number",
+        ),
+        (
+            "1. 32-28 /W:W31:B1/ *",
+            "game 2, line 4, column 10: setup '/.../' is not followed by a move",
+        ),
+        (
+            "1. 32-28 $ *",
+            "game 2, line 4, column 10: '$' must be followed by a NAG number",
+        ),
+        (
+            "( 32-28 ) *",
+            "game 2, line 4, column 1: a variation '(' must follow the move it replaces",
+        ),
+        (
+            "[Event \"x\"]\n1. 32-28 (19-23\n[Event \"y\"]",
+            "game 2, line 5, column 10: variation '(' is not closed before the tags at line 6, column 1",
+        ),
+        (
+            "1. 32-28 {a {b} }",
+            "game 2, line 4, column 13: nested '{' inside a comment",
+        ),
+        (
+            "1. 32-28 ] *",
+            "game 2, line 4, column 10: unexpected character ']'",
+        ),
     ];
     for (bad, want) in cases {
         let text = format!("{ok_game}{bad}");
-        let err = read_pdn(&text, &ReadOptions::default()).unwrap_err().to_string();
-        assert!(err.starts_with(want), "{bad:?}\n  got:  {err}\n  want: {want}");
+        let err = read_pdn(&text, &ReadOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(want),
+            "{bad:?}\n  got:  {err}\n  want: {want}"
+        );
     }
 }
 
@@ -502,17 +607,28 @@ fn move_errors_name_the_game_ply_line_and_column() {
     assert!(errors(&games[0]).is_empty());
     assert_eq!(
         errors(&games[1]),
-        ["game 2, ply 3, line 6, column 4: illegal move '28-22' (a capture is compulsory), \
-          white to move"]
+        [
+            "game 2, ply 3, line 6, column 4: illegal move '28-22' (a capture is compulsory), \
+          white to move"
+        ]
     );
     // Ambiguity is an error too: PDN wants the route.
-    let amb = read_text("[GameType \"21\"][FEN \"W:W30:B25,26,17,18\"] 1... 30x14 *", None);
+    let amb = read_text(
+        "[GameType \"21\"][FEN \"W:W30:B25,26,17,18\"] 1... 30x14 *",
+        None,
+    );
     let e = errors(&amb[0]);
-    assert!(e[0].contains("ply 1") && e[0].contains("ambiguous move '30x14'"), "{e:?}");
+    assert!(
+        e[0].contains("ply 1") && e[0].contains("ambiguous move '30x14'"),
+        "{e:?}"
+    );
     // A bad FEN tag is reported at the tag.
-    let fen = read_text("[Event \"a\"]\n[FEN \"W:W31-51:B1\"] 1. 31-27 *", None);
+    let fen = read_text("[Event \"a\"]\n[FEN \"W:W31,32:X1\"] 1. 31-27 *", None);
     let e = errors(&fen[0]);
-    assert!(e[0].starts_with("game 1, line 2, column 1: invalid FEN tag"), "{e:?}");
+    assert!(
+        e[0].starts_with("game 1, line 2, column 1: invalid FEN tag"),
+        "{e:?}"
+    );
     // Writing refuses illegal games with the same location.
     let err = write_game(&games[1], &WriteOptions::default()).unwrap_err();
     assert_eq!(err.ply, 3);
@@ -589,7 +705,10 @@ fn position_at_gives_the_fen_and_the_moves_to_it() {
     let end = pdn::position_at(&path, 1, None, &ReadOptions::default()).unwrap();
     assert_eq!(end.ply, 80);
     let err = pdn::position_at(&path, 1, Some(81), &ReadOptions::default()).unwrap_err();
-    assert!(format!("{err:#}").contains("game 1 has 80 plies"), "{err:#}");
+    assert!(
+        format!("{err:#}").contains("game 1 has 80 plies"),
+        "{err:#}"
+    );
     let err = pdn::position_at(&path, 24, None, &ReadOptions::default()).unwrap_err();
     assert!(format!("{err:#}").contains("has 23 games"), "{err:#}");
     // A russian game: moves in letters, FEN in numbers.
@@ -624,7 +743,10 @@ fn temp_file(name: &str, text: &str) -> PathBuf {
 fn pdn_check_exit_status_and_report() {
     let oca = corpus().join("english_oca_2.0.pdn");
     let (code, out, err) = tammi(&["pdn", "check", oca.to_str().unwrap()]);
-    assert_eq!((code, out.as_str(), err.as_str()), (0, "43 games, 2280 moves, 0 errors\n", ""));
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (0, "43 games, 2280 moves, 0 errors\n", "")
+    );
 
     let bad = temp_file(
         "bad.pdn",
@@ -639,8 +761,8 @@ fn pdn_check_exit_status_and_report() {
             "game 1 (White \"W\", Black \"B\", Event \"E\"), ply 3, line 4, column 19: illegal \
              move '28-22' (a capture is compulsory), white to move",
             "game 1 (White \"W\", Black \"B\", Event \"E\"), ply 6 (in a variation), line 4, \
-             column 51: illegal move '23-27' (a capture is compulsory), black to move",
-            "1 games, 6 moves, 2 errors",
+             column 50: illegal move '23-27' (10 legal moves), black to move",
+            "1 games, 7 moves, 2 errors",
         ]
     );
 
@@ -648,7 +770,10 @@ fn pdn_check_exit_status_and_report() {
     let (code, out, err) = tammi(&["pdn", "check", fail.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(out.is_empty());
-    assert!(err.starts_with("error: ") && err.contains("line 1, column 34"), "{err}");
+    assert!(
+        err.starts_with("error: ") && err.contains("line 1, column 34"),
+        "{err}"
+    );
     assert_eq!(err.lines().count(), 1, "{err}");
 }
 
@@ -667,19 +792,47 @@ fn pdn_convert_and_fen_commands() {
     ]);
     assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
     let numeric = std::fs::read_to_string(&out_path).unwrap();
-    assert!(numeric.contains("1. 22-17 11-15"), "{numeric}");
-    let (code, letters, _) = tammi(&["pdn", "convert", out_path.to_str().unwrap(), "--notation", "letter"]);
+    assert!(numeric.contains("1. 21-17 9-14"), "{numeric}");
+    let (code, letters, _) = tammi(&[
+        "pdn",
+        "convert",
+        out_path.to_str().unwrap(),
+        "--notation",
+        "letter",
+    ]);
     assert_eq!(code, 0);
-    assert!(letters.contains("\n1. a3-b4 b6-c5\n2. b4-a5 c5-d4\n3. e3:c5 d6:b4\n"), "{letters}");
+    assert!(
+        letters.contains("\n1. a3-b4 b6-c5\n2. b4-a5 c5-d4\n3. e3:c5 d6:b4\n"),
+        "{letters}"
+    );
 
     let wk = corpus().join("international_wk2003.pdn");
-    let (code, fen, _) = tammi(&["pdn", "fen", wk.to_str().unwrap(), "--game", "2", "--ply", "3"]);
+    let (code, fen, _) = tammi(&[
+        "pdn",
+        "fen",
+        wk.to_str().unwrap(),
+        "--game",
+        "2",
+        "--ply",
+        "3",
+    ]);
     assert_eq!(code, 0);
     let p = pdn::position_at(&wk, 2, Some(3), &ReadOptions::default()).unwrap();
     assert_eq!(fen.trim(), p.fen);
-    let (code, start, _) = tammi(&["pdn", "fen", russian.to_str().unwrap(), "--ply", "0", "--notation", "letter"]);
+    let (code, start, _) = tammi(&[
+        "pdn",
+        "fen",
+        russian.to_str().unwrap(),
+        "--ply",
+        "0",
+        "--notation",
+        "letter",
+    ]);
     assert_eq!(code, 0);
-    assert!(start.starts_with("W:Wa1,c1,e1,g1,"), "{start}");
+    assert!(
+        start.starts_with("W:Wa3,c3,e3,g3,b2,d2,f2,h2,a1,c1,e1,g1:B"),
+        "{start}"
+    );
     let (code, _, err) = tammi(&["pdn", "fen", wk.to_str().unwrap(), "--game", "30"]);
     assert_eq!(code, 2);
     assert!(err.contains("has 23 games"), "{err}");

@@ -3,3 +3,4 @@
 pub mod analyze;
 pub mod pdn;
 pub mod rules_tools;
+pub mod text_mode;

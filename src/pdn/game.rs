@@ -53,6 +53,9 @@ impl Line {
     }
 }
 
+/// Moves replayed: each with the position it is played from.
+pub type Replayed<P> = Vec<(P, Move<<P as Board>::B>)>;
+
 /// A game from a PDN file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Game {
@@ -133,7 +136,7 @@ impl Game {
     }
 
     /// Replay the main line: each move with the position it is played from.
-    pub fn main_line<P: Board>(&self) -> Result<Vec<(P, Move<P::B>)>, MoveError> {
+    pub fn main_line<P: Board>(&self) -> Result<Replayed<P>, MoveError> {
         let mut pos = self.start_position::<P>()?;
         let mut out = Vec::with_capacity(self.main_line.moves.len());
         for (i, m) in self.main_line.moves.iter().enumerate() {
@@ -207,12 +210,15 @@ fn check_line<P: Board>(
     for (i, m) in line.moves.iter().enumerate() {
         let ply = first_ply + i;
         let step = resolve(&pos, m, game, ply, in_variation);
-        // The variations replace this move, so they start where it would be played
-        // (after its setup if it has one, else from the line's position).
-        let var_start = match (&step, &m.setup) {
-            (Ok(s), _) => Some(s.before),
-            (Err(_), None) => Some(pos),
-            (Err(_), Some(_)) => None,
+        // Errors in text order: the move, then its variations. The variations replace
+        // this move, so they start where it would be played (after its setup if it has
+        // one, else from the line's position).
+        let var_start = match &step {
+            Ok(s) => Some(s.before),
+            Err(e) => {
+                errors.push(e.clone());
+                m.setup.is_none().then_some(pos)
+            }
         };
         if let Some(vs) = var_start {
             for v in &m.variations {
@@ -221,10 +227,7 @@ fn check_line<P: Board>(
         }
         match step {
             Ok(s) => pos = s.before.play(&s.mv),
-            Err(e) => {
-                errors.push(e);
-                return;
-            }
+            Err(_) => return,
         }
     }
 }

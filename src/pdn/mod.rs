@@ -32,7 +32,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-pub use game::{Game, Line, MoveError, PdnMove, Step, Tag, resolve};
+pub use game::{Game, Line, MoveError, PdnMove, Replayed, Step, Tag, resolve};
 pub use lexer::Pos;
 pub use reader::{PdnError, ReadOptions, read_pdn, variant_of_game_type};
 pub use writer::{WriteOptions, write_game, write_games};

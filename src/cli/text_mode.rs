@@ -1,0 +1,352 @@
+//! Plain `tammi`: a text mode for a person at a terminal. A board diagram, the legal moves,
+//! moves typed in either notation, the engine playing or analysing, undo, new games in any
+//! variant, FEN in and out, and the game's move list in move pairs.
+
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+use crate::notation::{
+    format_hub_move, format_move, format_route, parse_move, parse_position, square_name,
+    write_fen,
+};
+use crate::rules::{Bits, Board, Color, Notation, Variant, outcome};
+use crate::search::engine::{Engine, Info};
+use crate::search::limits::Limits;
+use crate::with_board;
+
+const HELP: &str = "\
+commands:
+  <move>            play a move: 32-28, 28x19, c3-d4, e3:c5, cd4 ...
+  go                the engine plays a move (see level)
+  analyze           analyse until you press Enter (or type stop)
+  moves             list the legal moves
+  undo              take back the last move
+  new [VARIANT]     a new game (english, international, russian, brazilian,
+                    canadian, turkish, killer, bt, losing)
+  fen [FEN]         show the position as FEN, or set one
+  level N | depth N | nodes N
+                    engine limit: N seconds a move, or a depth, or nodes
+  notation numeric|letter
+  game              the move list in move pairs
+  board             show the board
+  help, quit";
+
+/// What ends one variant's session.
+enum Next {
+    Switch(Variant, Option<String>),
+    Quit,
+}
+
+pub fn run(input: &mut dyn BufRead, out: &mut dyn Write) -> anyhow::Result<i32> {
+    let mut engine = Engine::default();
+    let mut limits = Limits::move_time(Duration::from_secs(2));
+    let mut next = (Variant::International, None);
+    writeln!(out, "tammi {} — type help for the commands", env!("CARGO_PKG_VERSION"))?;
+    loop {
+        let (variant, fen) = next;
+        let step = with_board!(variant, P => session::<P>(input, out, &mut engine, &mut limits, fen)?);
+        match step {
+            Next::Switch(v, fen) => next = (v, fen),
+            Next::Quit => return Ok(0),
+        }
+    }
+}
+
+struct Game<P: Board> {
+    start: P,
+    moves: Vec<crate::rules::Move<P::B>>,
+    notation: Notation,
+}
+
+impl<P: Board> Game<P> {
+    fn position(&self) -> P {
+        self.moves.iter().fold(self.start, |p, m| p.play(m))
+    }
+    fn legal(&self) -> Vec<crate::rules::Move<P::B>> {
+        let mut list = Vec::new();
+        self.position().generate(&mut list);
+        list
+    }
+    fn hub_moves(&self) -> Vec<String> {
+        self.moves.iter().map(format_hub_move::<P>).collect()
+    }
+}
+
+fn session<P: Board>(
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+    engine: &mut Engine,
+    limits: &mut Limits,
+    fen: Option<String>,
+) -> anyhow::Result<Next> {
+    let start = match fen {
+        Some(f) => match parse_position::<P>(&f) {
+            Ok(p) => p,
+            Err(e) => {
+                writeln!(out, "error: {e}")?;
+                P::start()
+            }
+        },
+        None => P::start(),
+    };
+    let mut game = Game::<P> {
+        start,
+        moves: Vec::new(),
+        notation: P::VARIANT.default_notation(),
+    };
+    writeln!(out, "{} draughts", P::VARIANT)?;
+    show(out, &game)?;
+    let mut line = String::new();
+    loop {
+        write!(out, "> ")?;
+        out.flush()?;
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            return Ok(Next::Quit);
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(&command) = words.first() else {
+            continue;
+        };
+        let arg = words.get(1).copied();
+        match command {
+            "quit" | "exit" | "q" => return Ok(Next::Quit),
+            "help" | "?" => writeln!(out, "{HELP}")?,
+            "board" | "d" => show(out, &game)?,
+            "moves" => {
+                let pos = game.position();
+                let legal = game.legal();
+                let names: Vec<String> = legal
+                    .iter()
+                    .map(|m| format_move(&pos, m, &legal, game.notation))
+                    .collect();
+                writeln!(out, "{} legal: {}", names.len(), names.join(" "))?;
+            }
+            "undo" => {
+                if game.moves.pop().is_none() {
+                    writeln!(out, "nothing to undo")?;
+                } else {
+                    show(out, &game)?;
+                }
+            }
+            "new" => {
+                let v = match arg {
+                    Some(name) => match name.parse::<Variant>() {
+                        Ok(v) => v,
+                        Err(e) => {
+                            writeln!(out, "error: {e}")?;
+                            continue;
+                        }
+                    },
+                    None => P::VARIANT,
+                };
+                engine.new_game();
+                return Ok(Next::Switch(v, None));
+            }
+            "fen" => match arg {
+                None => writeln!(out, "{}", write_fen(&game.position(), game.notation))?,
+                Some(_) => {
+                    let text = line.trim()[3..].trim();
+                    match parse_position::<P>(text) {
+                        Ok(p) => {
+                            game.start = p;
+                            game.moves.clear();
+                            show(out, &game)?;
+                        }
+                        Err(e) => writeln!(out, "error: {e}")?,
+                    }
+                }
+            },
+            "notation" => match arg.map(str::parse::<Notation>) {
+                Some(Ok(n)) => game.notation = n,
+                Some(Err(e)) => writeln!(out, "error: {e}")?,
+                None => writeln!(out, "notation is {:?}", game.notation)?,
+            },
+            "level" | "depth" | "nodes" => match level(command, arg) {
+                Ok(l) => {
+                    *limits = l;
+                    writeln!(out, "ok")?;
+                }
+                Err(e) => writeln!(out, "error: {e}")?,
+            },
+            "game" | "history" => writeln!(out, "{}", move_pairs(&game))?,
+            "go" | "analyze" | "analyse" => {
+                if game.legal().is_empty() {
+                    writeln!(out, "the game is over")?;
+                    continue;
+                }
+                let analyse = command != "go";
+                if let Err(e) = engine.set_position(P::VARIANT, &write_fen(&game.start, Notation::Numeric), &game.hub_moves()) {
+                    writeln!(out, "error: {e}")?;
+                    continue;
+                }
+                let (tx, rx) = crossbeam_channel::bounded(1);
+                let l = if analyse { Limits::infinite() } else { limits.clone() };
+                engine.go(
+                    l,
+                    |i: Info| {
+                        println!(
+                            "depth {:>2}  score {:>10}  nodes {:>11}  {:>6.2}s  {}",
+                            i.depth,
+                            i.score.to_string(),
+                            i.nodes,
+                            i.time.as_secs_f64(),
+                            i.pv.join(" ")
+                        );
+                    },
+                    move |d| {
+                        let _ = tx.send(d);
+                    },
+                );
+                if analyse {
+                    // Analysis runs until the next line (Enter, or "stop").
+                    let mut wait = String::new();
+                    let _ = input.read_line(&mut wait);
+                    engine.stop();
+                }
+                let done = rx.recv()?;
+                engine.wait();
+                if let (false, Some(best)) = (analyse, done.best.as_deref()) {
+                    let pos = game.position();
+                    let legal = game.legal();
+                    match parse_move(&pos, best, &legal) {
+                        Ok(mv) => {
+                            writeln!(out, "tammi plays {}", format_route(&pos, &mv, game.notation))?;
+                            game.moves.push(mv);
+                            show(out, &game)?;
+                        }
+                        Err(e) => writeln!(out, "error: engine move {best}: {e}")?,
+                    }
+                } else if let Some(best) = &done.best_text {
+                    writeln!(out, "best {best}")?;
+                }
+            }
+            "stop" => {}
+            _ => {
+                let pos = game.position();
+                let legal = game.legal();
+                if legal.is_empty() {
+                    writeln!(out, "the game is over")?;
+                    continue;
+                }
+                match parse_move(&pos, line.trim(), &legal) {
+                    Ok(mv) => {
+                        game.moves.push(mv);
+                        show(out, &game)?;
+                    }
+                    Err(e) => writeln!(out, "{e} — type help for the commands")?,
+                }
+            }
+        }
+    }
+}
+
+fn level(command: &str, arg: Option<&str>) -> Result<Limits, String> {
+    let v = arg.ok_or_else(|| format!("{command} needs a number"))?;
+    match command {
+        "depth" => match v.parse::<u32>() {
+            Ok(d) if (1..=100).contains(&d) => Ok(Limits::depth(d)),
+            _ => Err(format!("depth must be a whole number from 1 to 100, got '{v}'")),
+        },
+        "nodes" => match v.parse::<u64>() {
+            Ok(n) if n > 0 => Ok(Limits::nodes(n)),
+            _ => Err(format!("nodes must be a positive whole number, got '{v}'")),
+        },
+        _ => match v.parse::<f64>() {
+            Ok(s) if s.is_finite() && s > 0.0 && s < 1e6 => {
+                Ok(Limits::move_time(Duration::from_secs_f64(s)))
+            }
+            _ => Err(format!("level takes seconds per move, got '{v}'")),
+        },
+    }
+}
+
+/// The move list in pairs, `1. c3-d4 d6-c5`, captures with every landing square.
+fn move_pairs<P: Board>(game: &Game<P>) -> String {
+    if game.moves.is_empty() {
+        return "no moves yet".into();
+    }
+    let first = P::VARIANT.first_to_move();
+    let mut pos = game.start;
+    let mut text = String::new();
+    let mut number = 1;
+    if pos.side() != first {
+        text.push_str("1. ...");
+    }
+    for mv in &game.moves {
+        let name = format_route(&pos, mv, game.notation);
+        if pos.side() == first {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&format!("{number}. {name}"));
+        } else {
+            text.push_str(&format!(" {name}"));
+            number += 1;
+        }
+        pos = pos.play(mv);
+    }
+    text
+}
+
+/// The board seen from White, with file letters and rank numbers; on diagonal boards the
+/// light squares stay blank and the square numbers of the left column are given.
+fn diagram<P: Board>(pos: &P, notation: Notation) -> String {
+    let width = if P::square_count() == 64 {
+        8
+    } else {
+        ((P::square_count() * 2) as f64).sqrt() as u32
+    };
+    let k = pos.kings();
+    let mut s = String::new();
+    for rank in (1..=width).rev() {
+        s.push_str(&format!("{rank:>3} "));
+        let mut first_square = None;
+        for file in 0..width {
+            let c = match P::bit_at(file, rank) {
+                None => ' ',
+                Some(b) => {
+                    first_square.get_or_insert(b);
+                    if pos.white().has(b) {
+                        if k.has(b) { 'W' } else { 'w' }
+                    } else if pos.black().has(b) {
+                        if k.has(b) { 'B' } else { 'b' }
+                    } else {
+                        '.'
+                    }
+                }
+            };
+            s.push(' ');
+            s.push(c);
+        }
+        if let (Notation::Numeric, Some(b)) = (notation, first_square) {
+            s.push_str(&format!("   {}", square_name::<P>(b, Notation::Numeric)));
+        }
+        s.push('\n');
+    }
+    s.push_str("    ");
+    for file in 0..width {
+        s.push(' ');
+        s.push((b'a' + file as u8) as char);
+    }
+    s
+}
+
+fn show<P: Board>(out: &mut dyn Write, game: &Game<P>) -> std::io::Result<()> {
+    let pos = game.position();
+    writeln!(out, "{}", diagram(&pos, game.notation))?;
+    let legal = game.legal();
+    let has = !legal.is_empty();
+    match outcome(&pos, has) {
+        Some(crate::rules::Outcome::Win(c)) => writeln!(out, "game over: {} wins", c.name()),
+        Some(crate::rules::Outcome::Draw) => writeln!(out, "game over: draw"),
+        None => {
+            let side = if pos.side() == Color::White { "White" } else { "Black" };
+            let names: Vec<String> = legal
+                .iter()
+                .map(|m| format_move(&pos, m, &legal, game.notation))
+                .collect();
+            writeln!(out, "{side} to move: {}", names.join(" "))
+        }
+    }
+}
