@@ -29,6 +29,8 @@ enum Command {
     Bench(tammi::cli::analyze::BenchArgs),
     /// Speak the Hub protocol on standard input and output (for GUIs and match runners).
     Hub,
+    /// Play engine-against-engine games over TCP with the DamExchange protocol.
+    Dxp(tammi::cli::dxp::DxpArgs),
 }
 
 fn main() {
@@ -58,15 +60,13 @@ fn main() {
         Some(Command::Pdn(a)) => tammi::cli::pdn::run(a),
         Some(Command::Analyze(a)) => tammi::cli::analyze::run_analyze(a),
         Some(Command::Bench(a)) => tammi::cli::analyze::run_bench(a),
+        Some(Command::Dxp(a)) => tammi::cli::dxp::run(a),
         Some(Command::Hub) => Ok(tammi::hub::protocol::run(
             std::io::BufReader::new(std::io::stdin()),
             Box::new(std::io::stdout()),
         )),
         // Plain `tammi`: the text mode for a person at a terminal.
-        None => tammi::cli::text_mode::run(
-            &mut std::io::stdin().lock(),
-            &mut std::io::stdout(),
-        ),
+        None => tammi::cli::text_mode::run(&mut std::io::stdin().lock(), &mut std::io::stdout()),
     };
     match result {
         Ok(code) => std::process::exit(code),

@@ -534,6 +534,8 @@ fn the_variant_comes_from_gametype_then_the_option_then_the_file() {
 #[test]
 fn read_errors_name_the_game_line_and_column() {
     let ok_game = "[Event \"first\"]\n1. 32-28 19-23 *\n\n";
+    // Nesting past the limit: the 101st '(' is at column 7 * 101.
+    let deep = format!("32-28{} *", " (32-28".repeat(5000));
     let cases: &[(&str, &str)] = &[
         (
             "[Event \"x\"]\n1. 32-28 {never closed",
@@ -586,6 +588,10 @@ fn read_errors_name_the_game_line_and_column() {
         (
             "1. 32-28 ] *",
             "game 2, line 4, column 10: unexpected character ']'",
+        ),
+        (
+            deep.as_str(),
+            "game 2, line 4, column 707: variations nested more than 100 deep",
         ),
     ];
     for (bad, want) in cases {

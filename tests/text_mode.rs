@@ -9,7 +9,12 @@ fn session(input: &str) -> String {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     String::from_utf8(out.stdout).unwrap()
@@ -26,7 +31,9 @@ fn moves_in_either_notation_and_the_move_list_in_pairs() {
 
 #[test]
 fn captures_list_every_landing_square_and_undo_takes_back() {
-    let out = session("new english\nfen W:W30:B25,26,17,18\nnotation letter\nc1:e3:c5\ngame\nundo\nmoves\nquit\n");
+    let out = session(
+        "new english\nfen W:W30:B25,26,17,18\nnotation letter\nc1:e3:c5\ngame\nundo\nmoves\nquit\n",
+    );
     assert!(out.contains("1. ... c1:e3:c5"), "{out}");
     assert!(out.contains("2 legal: c1:a3:c5 c1:e3:c5"), "{out}");
 }
@@ -43,6 +50,9 @@ fn the_engine_plays_and_bad_input_is_explained() {
 #[test]
 fn new_variants_start_from_their_start_position() {
     let out = session("new turkish\nnew canadian\nquit\n");
-    assert!(out.contains("turkish draughts") && out.contains("canadian draughts"), "{out}");
+    assert!(
+        out.contains("turkish draughts") && out.contains("canadian draughts"),
+        "{out}"
+    );
     assert!(out.contains("White to move: a3-a4"), "{out}");
 }

@@ -1,6 +1,7 @@
 //! The command-line tools: thin adapters from arguments to the library.
 
 pub mod analyze;
+pub mod dxp;
 pub mod pdn;
 pub mod rules_tools;
 pub mod text_mode;

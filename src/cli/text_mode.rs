@@ -6,8 +6,7 @@ use std::io::{BufRead, Write};
 use std::time::Duration;
 
 use crate::notation::{
-    format_hub_move, format_move, format_route, parse_move, parse_position, square_name,
-    write_fen,
+    format_hub_move, format_move, format_route, parse_move, parse_position, square_name, write_fen,
 };
 use crate::rules::{Bits, Board, Color, Notation, Variant, outcome};
 use crate::search::engine::{Engine, Info};
@@ -41,10 +40,15 @@ pub fn run(input: &mut dyn BufRead, out: &mut dyn Write) -> anyhow::Result<i32> 
     let mut engine = Engine::default();
     let mut limits = Limits::move_time(Duration::from_secs(2));
     let mut next = (Variant::International, None);
-    writeln!(out, "tammi {} — type help for the commands", env!("CARGO_PKG_VERSION"))?;
+    writeln!(
+        out,
+        "tammi {} — type help for the commands",
+        env!("CARGO_PKG_VERSION")
+    )?;
     loop {
         let (variant, fen) = next;
-        let step = with_board!(variant, P => session::<P>(input, out, &mut engine, &mut limits, fen)?);
+        let step =
+            with_board!(variant, P => session::<P>(input, out, &mut engine, &mut limits, fen)?);
         match step {
             Next::Switch(v, fen) => next = (v, fen),
             Next::Quit => return Ok(0),
@@ -176,12 +180,20 @@ fn session<P: Board>(
                     continue;
                 }
                 let analyse = command != "go";
-                if let Err(e) = engine.set_position(P::VARIANT, &write_fen(&game.start, Notation::Numeric), &game.hub_moves()) {
+                if let Err(e) = engine.set_position(
+                    P::VARIANT,
+                    &write_fen(&game.start, Notation::Numeric),
+                    &game.hub_moves(),
+                ) {
                     writeln!(out, "error: {e}")?;
                     continue;
                 }
                 let (tx, rx) = crossbeam_channel::bounded(1);
-                let l = if analyse { Limits::infinite() } else { limits.clone() };
+                let l = if analyse {
+                    Limits::infinite()
+                } else {
+                    limits.clone()
+                };
                 engine.go(
                     l,
                     |i: Info| {
@@ -211,7 +223,11 @@ fn session<P: Board>(
                     let legal = game.legal();
                     match parse_move(&pos, best, &legal) {
                         Ok(mv) => {
-                            writeln!(out, "tammi plays {}", format_route(&pos, &mv, game.notation))?;
+                            writeln!(
+                                out,
+                                "tammi plays {}",
+                                format_route(&pos, &mv, game.notation)
+                            )?;
                             game.moves.push(mv);
                             show(out, &game)?;
                         }
@@ -246,7 +262,9 @@ fn level(command: &str, arg: Option<&str>) -> Result<Limits, String> {
     match command {
         "depth" => match v.parse::<u32>() {
             Ok(d) if (1..=100).contains(&d) => Ok(Limits::depth(d)),
-            _ => Err(format!("depth must be a whole number from 1 to 100, got '{v}'")),
+            _ => Err(format!(
+                "depth must be a whole number from 1 to 100, got '{v}'"
+            )),
         },
         "nodes" => match v.parse::<u64>() {
             Ok(n) if n > 0 => Ok(Limits::nodes(n)),
@@ -341,7 +359,11 @@ fn show<P: Board>(out: &mut dyn Write, game: &Game<P>) -> std::io::Result<()> {
         Some(crate::rules::Outcome::Win(c)) => writeln!(out, "game over: {} wins", c.name()),
         Some(crate::rules::Outcome::Draw) => writeln!(out, "game over: draw"),
         None => {
-            let side = if pos.side() == Color::White { "White" } else { "Black" };
+            let side = if pos.side() == Color::White {
+                "White"
+            } else {
+                "Black"
+            };
             let names: Vec<String> = legal
                 .iter()
                 .map(|m| format_move(&pos, m, &legal, game.notation))

@@ -1,3 +1,4 @@
 //! DXP (DamExchange): engine-against-engine games over TCP.
 
 pub mod message;
+pub mod session;

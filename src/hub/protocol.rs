@@ -288,7 +288,7 @@ impl Hub {
             "tt-size" => {
                 // Scan's size: log2 of 16-byte entries.
                 let bits = int(16, 32)?;
-                o.hash_mb = ((1u64 << bits) * 16 >> 20).clamp(1, EngineOptions::MAX_HASH_MB as u64)
+                o.hash_mb = (((1u64 << bits) * 16) >> 20).clamp(1, EngineOptions::MAX_HASH_MB as u64)
                     as usize;
             }
             "multipv" => o.multipv = int(1, EngineOptions::MAX_MULTIPV as u64)? as usize,
@@ -349,7 +349,7 @@ impl Hub {
                     .trim()
                     .parse()
                     .map_err(|_| format!("level {name}: '{v}' is not a number of seconds"))?;
-                if !s.is_finite() || s < 0.0 || s > 1e7 {
+                if !s.is_finite() || !(0.0..=1e7).contains(&s) {
                     return Err(format!("level {name}: {v} is out of range"));
                 }
                 Ok(Duration::from_secs_f64(s))

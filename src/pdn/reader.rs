@@ -40,6 +40,7 @@ pub fn read_pdn(text: &str, opts: &ReadOptions) -> Result<Vec<Game>, PdnError> {
         lexer: Lexer::new(text),
         peeked: None,
         game: 1,
+        depth: 0,
     };
     let mut games = Vec::new();
     while let Some(game) = parser.game()? {
@@ -55,7 +56,13 @@ struct Parser {
     peeked: Option<Token>,
     /// Number of the game being read, for error messages.
     game: usize,
+    /// Variations open around the current token.
+    depth: usize,
 }
+
+/// Variations nested deeper than this are refused: the reader, checker and writer recurse
+/// once per level, and no real annotation goes near it.
+const MAX_VARIATION_DEPTH: usize = 100;
 
 impl Parser {
     fn error(&self, pos: Pos, message: impl Into<String>) -> PdnError {
@@ -215,6 +222,19 @@ impl Parser {
 
     /// The moves of a variation up to its `)`.
     fn variation(&mut self, open: Pos) -> Result<Line, PdnError> {
+        if self.depth >= MAX_VARIATION_DEPTH {
+            return Err(self.error(
+                open,
+                format!("variations nested more than {MAX_VARIATION_DEPTH} deep"),
+            ));
+        }
+        self.depth += 1;
+        let line = self.variation_body(open);
+        self.depth -= 1;
+        line
+    }
+
+    fn variation_body(&mut self, open: Pos) -> Result<Line, PdnError> {
         let mut line = Line::default();
         let mut setup = None;
         loop {

@@ -445,7 +445,12 @@ impl<R: Rules> Board for Position<R> {
     #[inline]
     fn count_moves(&self, scratch: &mut MoveList<R::B>) -> u64 {
         if self.has_capture() {
-            self.generate(scratch);
+            scratch.clear();
+            if R::MAX_CAPTURE {
+                self.generate_captures(&mut Collect::<R::B, true, true>::new(scratch));
+            } else {
+                self.generate_captures(&mut Collect::<R::B, false, true>::new(scratch));
+            }
             scratch.len() as u64
         } else {
             self.count_quiet()

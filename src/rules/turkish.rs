@@ -96,7 +96,13 @@ impl TurkishPosition {
     fn generate_captures<S: CaptureSink<u64>>(&self, sink: &mut S) {
         let (me, opp) = self.me_opp();
         let occ = self.white | self.black;
-        for from in (me & !self.kings).squares() {
+        let men = me & !self.kings;
+        // Only men with an enemy next to them and an empty square behind can start.
+        let mut starters = 0;
+        for d in Self::man_dirs(self.side) {
+            starters |= step(step(!occ, reverse(d)) & opp, reverse(d));
+        }
+        for from in (men & starters).squares() {
             let mut path = Path::new(from);
             self.man_captures(sink, from, from, occ ^ (1 << from), opp, 0, &mut path);
         }
@@ -278,7 +284,8 @@ impl Board for TurkishPosition {
 
     fn count_moves(&self, scratch: &mut MoveList<u64>) -> u64 {
         if self.has_capture() {
-            self.generate_perft(scratch);
+            scratch.clear();
+            self.generate_captures(&mut Collect::<u64, true, false>::new(scratch));
             scratch.len() as u64
         } else {
             self.count_quiet()

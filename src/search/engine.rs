@@ -326,6 +326,17 @@ pub struct Engine {
     running: Option<Running>,
 }
 
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("options", &self.options)
+            .field("variant", &self.variant())
+            .field("fen", &self.fen())
+            .field("searching", &self.is_searching())
+            .finish()
+    }
+}
+
 impl Default for Engine {
     fn default() -> Self {
         Engine::new(EngineOptions::default()).expect("default options are valid")

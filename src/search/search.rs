@@ -425,10 +425,14 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
                     break; // the game's end is in sight; deeper search cannot change it
                 }
                 if let Some(b) = self.shared.budget {
-                    let soft = b
-                        .soft
-                        .mul_f64(stability_factor(changes, stable))
-                        .min(b.hard);
+                    // A fixed move time (soft = hard) is used in full.
+                    let soft = if b.soft >= b.hard {
+                        b.hard
+                    } else {
+                        b.soft
+                            .mul_f64(stability_factor(changes, stable))
+                            .min(b.hard)
+                    };
                     if self.shared.control.clock_elapsed() >= soft {
                         break;
                     }

@@ -1,0 +1,637 @@
+//! A DXP connection and the games played over it, as follower or initiator.
+//!
+//! Messages are NUL-terminated. tammi checks every move it receives against the rules;
+//! a malformed message gets a CHAT naming the problem, an illegal move a CHAT and a
+//! GAMEEND; a dropped connection ends the game.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use super::message::{
+    ACCEPT, DxpColor, END_DRAW, END_NONE, END_RESIGN, END_WIN, Message, NOT_THIS_GAME, REFUSE_ALL,
+    Start, WRONG_VERSION,
+};
+use crate::notation::{format_hub_move, parse_position, write_fen};
+use crate::rules::{Bits, Board, Color, International, Move, Outcome, Position, Variant};
+use crate::search::engine::Engine;
+use crate::search::limits::Limits;
+
+type Pos = Position<International>;
+
+/// Longest message accepted (the protocol's limit is 127 characters).
+const MAX_MESSAGE: usize = 1024;
+
+/// What a session prints for the person watching.
+pub type Log = Box<dyn FnMut(&str) + Send>;
+
+pub struct Connection {
+    reader: BufReader<TcpStream>,
+    writer: TcpStream,
+}
+
+/// What came in.
+pub enum Incoming {
+    Message(Message),
+    Malformed(String),
+    Closed,
+}
+
+impl Connection {
+    pub fn new(stream: TcpStream) -> std::io::Result<Connection> {
+        stream.set_nodelay(true)?;
+        Ok(Connection {
+            reader: BufReader::new(stream.try_clone()?),
+            writer: stream,
+        })
+    }
+
+    pub fn send(&mut self, m: &Message) -> std::io::Result<()> {
+        let mut bytes = m.encode().into_bytes();
+        bytes.push(0);
+        self.writer.write_all(&bytes)?;
+        self.writer.flush()
+    }
+
+    pub fn receive(&mut self) -> Incoming {
+        let mut buf = Vec::new();
+        match (&mut self.reader)
+            .take(MAX_MESSAGE as u64)
+            .read_until(0, &mut buf)
+        {
+            Ok(0) | Err(_) => return Incoming::Closed,
+            Ok(_) => {}
+        }
+        if buf.last() != Some(&0) {
+            if buf.len() >= MAX_MESSAGE {
+                // Skip the rest of the overlong message.
+                let mut rest = Vec::new();
+                let _ = self.reader.read_until(0, &mut rest);
+                return Incoming::Malformed(format!("message longer than {MAX_MESSAGE} bytes"));
+            }
+            return Incoming::Closed; // the connection ended mid-message
+        }
+        buf.pop();
+        let text = String::from_utf8_lossy(&buf);
+        // Some programs send a line end after the NUL: ignore blank leftovers.
+        let text = text.trim_matches(|c: char| c == '\r' || c == '\n');
+        match Message::decode(text) {
+            Ok(m) => Incoming::Message(m),
+            Err(e) => Incoming::Malformed(format!("{e} in message '{}'", printable(text))),
+        }
+    }
+
+    pub fn shutdown(&self) {
+        let _ = self.writer.shutdown(std::net::Shutdown::Both);
+    }
+}
+
+fn printable(s: &str) -> String {
+    s.chars()
+        .take(60)
+        .map(|c| {
+            if c.is_ascii_graphic() || c == ' ' {
+                c
+            } else {
+                '?'
+            }
+        })
+        .collect()
+}
+
+/// Settings of our side of a session.
+pub struct Player {
+    pub name: String,
+    pub engine: Engine,
+    /// Local override: think this long per move whatever the game clock says.
+    pub move_time: Option<Duration>,
+    /// Adjudicate a draw after this many moves (each side).
+    pub max_moves: u32,
+    pub log: Log,
+}
+
+/// The result of one game, from our point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameResult {
+    Win,
+    Loss,
+    Draw,
+    /// Ended without a result: disconnection, an illegal move, or a GAMEEND with reason 0.
+    Unfinished,
+}
+
+/// How a game ended, and whether the other side asked to stop the session.
+pub struct GameEnd {
+    pub result: GameResult,
+    pub stop: bool,
+    pub closed: bool,
+}
+
+/// A game in progress.
+struct Game {
+    start: Pos,
+    moves: Vec<Move<u64>>,
+    ours: Color,
+    minutes: u16,
+    moves_per_control: u16,
+    used: Duration,
+}
+
+impl Game {
+    fn position(&self) -> Pos {
+        self.moves.iter().fold(self.start, |p, m| p.play(m))
+    }
+
+    fn limits(&self, player: &Player) -> Limits {
+        if let Some(t) = player.move_time {
+            return Limits::move_time(t);
+        }
+        if self.minutes == 0 {
+            return Limits::move_time(Duration::from_secs(1));
+        }
+        let total = Duration::from_secs(self.minutes as u64 * 60);
+        let left = total
+            .saturating_sub(self.used)
+            .max(Duration::from_millis(50));
+        let ours_played = self.moves.len() as u32 / 2;
+        let to_go = match self.moves_per_control {
+            0 => None,
+            n => Some(n as u32 - ours_played % n as u32),
+        };
+        Limits::clock(left, Duration::ZERO, to_go)
+    }
+
+    /// A draw by the FMJD rules the side to move may claim, or by the move limit.
+    fn drawn(&self, max_moves: u32) -> Option<String> {
+        if self.moves.len() as u32 >= 2 * max_moves {
+            return Some(format!("move limit of {max_moves} moves reached"));
+        }
+        let mut pos = self.start;
+        let mut seen = vec![pos];
+        let mut quiet = 0;
+        for m in &self.moves {
+            let king_move = pos.kings().has(m.from as u32);
+            pos = pos.play(m);
+            if m.is_capture() || !king_move {
+                quiet = 0;
+                seen.clear();
+            } else {
+                quiet += 1;
+            }
+            seen.push(pos);
+        }
+        let now = seen.last().copied();
+        if now.is_some_and(|p| seen.iter().filter(|q| **q == p).count() >= 3) {
+            return Some("threefold repetition".into());
+        }
+        if quiet >= 50 {
+            return Some("25 moves each with only kings".into());
+        }
+        None
+    }
+}
+
+fn dxp_move(m: &Move<u64>, seconds: u64) -> Message {
+    let mut captured: Vec<u8> = m
+        .captured
+        .squares()
+        .map(|b| Pos::square_of_bit(b) as u8)
+        .collect();
+    captured.sort_unstable();
+    Message::Move {
+        seconds: seconds.min(9999) as u16,
+        from: Pos::square_of_bit(m.from as u32) as u8,
+        to: Pos::square_of_bit(m.to as u32) as u8,
+        captured,
+    }
+}
+
+/// The legal move named by DXP's from, to and captured set.
+fn match_move(pos: &Pos, from: u8, to: u8, captured: &[u8]) -> Result<Move<u64>, String> {
+    let mut list = Vec::new();
+    pos.generate(&mut list);
+    let bit = |sq: u8| Pos::bit_of_square(sq as u32);
+    let (Some(f), Some(t)) = (bit(from), bit(to)) else {
+        return Err(format!("move {from:02}-{to:02}: square out of range"));
+    };
+    let mut caps = 0u64;
+    for &c in captured {
+        caps |= 1u64 << bit(c).ok_or_else(|| format!("captured square {c:02} out of range"))?;
+    }
+    list.into_iter()
+        .find(|m| m.from as u32 == f && m.to as u32 == t && m.captured == caps)
+        .ok_or_else(|| {
+            let caps: Vec<String> = captured.iter().map(|c| format!("{c:02}")).collect();
+            format!(
+                "illegal move {from:02}-{to:02} capturing [{}] in {}",
+                caps.join(" "),
+                write_fen(pos, crate::rules::Notation::Numeric)
+            )
+        })
+}
+
+/// The start position of a game request.
+fn start_of(start: &Start) -> Result<Pos, String> {
+    match start {
+        Start::Initial => Ok(Pos::start()),
+        Start::Position { to_move, squares } => {
+            let side = if *to_move == DxpColor::White {
+                'W'
+            } else {
+                'B'
+            };
+            let hub: String = std::iter::once(side)
+                .chain(squares.chars().map(|c| match c {
+                    'z' => 'b',
+                    'Z' => 'B',
+                    c => c,
+                }))
+                .collect();
+            parse_position::<Pos>(&hub).map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// Play one game; `request` carries the clock and the start.
+pub fn play_game(
+    conn: &mut Connection,
+    player: &mut Player,
+    ours: Color,
+    minutes: u16,
+    moves_per_control: u16,
+    start: Pos,
+    last_game: bool,
+) -> GameEnd {
+    let mut game = Game {
+        start,
+        moves: Vec::new(),
+        ours,
+        minutes,
+        moves_per_control,
+        used: Duration::ZERO,
+    };
+    let stop_code = u8::from(last_game);
+    loop {
+        let pos = game.position();
+        let mut legal = Vec::new();
+        pos.generate(&mut legal);
+        if pos.side() == game.ours {
+            let end = |reason: u8, why: &str, conn: &mut Connection, player: &mut Player| {
+                (player.log)(&format!("game over: {why}"));
+                let _ = conn.send(&Message::GameEnd {
+                    reason,
+                    stop: stop_code,
+                });
+                await_confirmation(conn, player, stop_code)
+            };
+            if legal.is_empty() {
+                let e = end(END_RESIGN, "no legal move: tammi loses", conn, player);
+                return GameEnd {
+                    result: GameResult::Loss,
+                    ..e
+                };
+            }
+            if let Some(why) = game.drawn(player.max_moves) {
+                let e = end(END_DRAW, &format!("draw ({why})"), conn, player);
+                return GameEnd {
+                    result: GameResult::Draw,
+                    ..e
+                };
+            }
+            let t = Instant::now();
+            let mv = if legal.len() == 1 {
+                legal[0]
+            } else {
+                think(player, &game, &legal)
+            };
+            let spent = t.elapsed();
+            game.used += spent;
+            (player.log)(&format!("tammi plays {}", format_hub_move::<Pos>(&mv)));
+            if conn.send(&dxp_move(&mv, spent.as_secs())).is_err() {
+                return GameEnd {
+                    result: GameResult::Unfinished,
+                    stop: true,
+                    closed: true,
+                };
+            }
+            game.moves.push(mv);
+            continue;
+        }
+        match conn.receive() {
+            Incoming::Closed => {
+                (player.log)("connection closed: the game ends unfinished");
+                return GameEnd {
+                    result: GameResult::Unfinished,
+                    stop: true,
+                    closed: true,
+                };
+            }
+            Incoming::Malformed(e) => {
+                (player.log)(&format!("malformed message: {e}"));
+                let _ = conn.send(&Message::Chat(format!("tammi: {e}")));
+            }
+            Incoming::Message(Message::Move {
+                from, to, captured, ..
+            }) => match match_move(&pos, from, to, &captured) {
+                Ok(m) => {
+                    (player.log)(&format!("opponent plays {}", format_hub_move::<Pos>(&m)));
+                    game.moves.push(m);
+                }
+                Err(e) => {
+                    (player.log)(&e);
+                    let _ = conn.send(&Message::Chat(format!("tammi: {e}")));
+                    let _ = conn.send(&Message::GameEnd {
+                        reason: END_NONE,
+                        stop: stop_code,
+                    });
+                    let end = await_confirmation(conn, player, stop_code);
+                    return GameEnd {
+                        result: GameResult::Unfinished,
+                        ..end
+                    };
+                }
+            },
+            Incoming::Message(Message::GameEnd { reason, stop }) => {
+                // Confirm with our own GAMEEND, echoing the stop code.
+                let _ = conn.send(&Message::GameEnd {
+                    reason: END_NONE,
+                    stop: stop.max(stop_code),
+                });
+                let result = match reason {
+                    END_RESIGN => GameResult::Win,
+                    END_DRAW => GameResult::Draw,
+                    END_WIN => GameResult::Loss,
+                    // No reason given: judge by the rules where they decide.
+                    _ => match crate::rules::outcome(&pos, !legal.is_empty()) {
+                        Some(Outcome::Win(c)) if c == game.ours => GameResult::Win,
+                        Some(Outcome::Win(_)) => GameResult::Loss,
+                        _ => GameResult::Unfinished,
+                    },
+                };
+                (player.log)(&format!(
+                    "game over: the opponent ended the game ({result:?})"
+                ));
+                return GameEnd {
+                    result,
+                    stop: stop == 1,
+                    closed: false,
+                };
+            }
+            Incoming::Message(Message::Chat(text)) => (player.log)(&format!("chat: {text}")),
+            Incoming::Message(Message::BackRequest {
+                move_number,
+                to_move,
+            }) => {
+                let ply = back_ply(&game, move_number, to_move);
+                match ply {
+                    Some(p) => {
+                        game.moves.truncate(p);
+                        let _ = conn.send(&Message::BackAccept { code: 0 });
+                        (player.log)(&format!("took back to move {move_number}"));
+                    }
+                    None => {
+                        let _ = conn.send(&Message::BackAccept { code: 1 });
+                    }
+                }
+            }
+            Incoming::Message(other) => {
+                let _ = conn.send(&Message::Chat(format!(
+                    "tammi: unexpected message during a game: {}",
+                    printable(&other.encode())
+                )));
+            }
+        }
+    }
+}
+
+/// The ply (number of moves played) of "move `number`, `to_move` to play", if reachable.
+fn back_ply(game: &Game, number: u16, to_move: DxpColor) -> Option<usize> {
+    if number == 0 {
+        return None;
+    }
+    let first_black = game.start.side() == Color::Black;
+    let offset = usize::from(first_black);
+    let ply = (number as usize - 1) * 2 + usize::from(to_move == DxpColor::Black);
+    let ply = ply.checked_sub(offset)?;
+    (ply <= game.moves.len()).then_some(ply)
+}
+
+fn think(player: &mut Player, game: &Game, legal: &[Move<u64>]) -> Move<u64> {
+    let moves: Vec<String> = game.moves.iter().map(format_hub_move::<Pos>).collect();
+    let fen = write_fen(&game.start, crate::rules::Notation::Numeric);
+    if player
+        .engine
+        .set_position(Variant::International, &fen, &moves)
+        .is_ok()
+    {
+        let done = player.engine.think(game.limits(player), |_| {});
+        if let Some(best) = done.best {
+            let pos = game.position();
+            if let Ok(m) = crate::notation::parse_move(&pos, &best, legal) {
+                return m;
+            }
+        }
+    }
+    legal[0]
+}
+
+/// After sending GAMEEND, wait for the other side's confirmation (chat is logged).
+fn await_confirmation(conn: &mut Connection, player: &mut Player, stop_code: u8) -> GameEnd {
+    loop {
+        match conn.receive() {
+            Incoming::Message(Message::GameEnd { stop, .. }) => {
+                return GameEnd {
+                    result: GameResult::Unfinished,
+                    stop: stop == 1 || stop_code == 1,
+                    closed: false,
+                };
+            }
+            Incoming::Message(Message::Chat(t)) => (player.log)(&format!("chat: {t}")),
+            Incoming::Closed => {
+                return GameEnd {
+                    result: GameResult::Unfinished,
+                    stop: true,
+                    closed: true,
+                };
+            }
+            // A move crossing our GAMEEND, or anything else: the game is over anyway.
+            _ => {}
+        }
+    }
+}
+
+/// Serve one connection as follower: answer game requests until stopped or closed.
+pub fn follow(conn: &mut Connection, player: &mut Player) {
+    loop {
+        match conn.receive() {
+            Incoming::Closed => return,
+            Incoming::Malformed(e) => {
+                let _ = conn.send(&Message::Chat(format!("tammi: {e}")));
+            }
+            Incoming::Message(Message::GameRequest {
+                version,
+                name,
+                follower_color,
+                minutes,
+                moves,
+                start,
+            }) => {
+                if version != 1 {
+                    let _ = conn.send(&Message::GameAccept {
+                        name: player.name.clone(),
+                        code: WRONG_VERSION,
+                    });
+                    continue;
+                }
+                let start = match start_of(&start) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        let _ =
+                            conn.send(&Message::Chat(format!("tammi: bad start position: {e}")));
+                        let _ = conn.send(&Message::GameAccept {
+                            name: player.name.clone(),
+                            code: NOT_THIS_GAME,
+                        });
+                        continue;
+                    }
+                };
+                let ours = if follower_color == DxpColor::White {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                (player.log)(&format!(
+                    "game request from {name}: tammi plays {}, {minutes} min for {} moves",
+                    ours.name(),
+                    if moves == 0 {
+                        "all".to_string()
+                    } else {
+                        moves.to_string()
+                    }
+                ));
+                if conn
+                    .send(&Message::GameAccept {
+                        name: player.name.clone(),
+                        code: ACCEPT,
+                    })
+                    .is_err()
+                {
+                    return;
+                }
+                player.engine.new_game();
+                let end = play_game(conn, player, ours, minutes, moves, start, false);
+                (player.log)(&format!("result for tammi: {:?}", end.result));
+                if end.closed || end.stop {
+                    conn.shutdown();
+                    return;
+                }
+            }
+            Incoming::Message(Message::Chat(t)) => (player.log)(&format!("chat: {t}")),
+            Incoming::Message(Message::GameEnd { stop, .. }) => {
+                // A GAMEEND outside a game: confirm so the other side is not left waiting.
+                let _ = conn.send(&Message::GameEnd {
+                    reason: END_NONE,
+                    stop,
+                });
+                if stop == 1 {
+                    conn.shutdown();
+                    return;
+                }
+            }
+            Incoming::Message(Message::BackRequest { .. }) => {
+                let _ = conn.send(&Message::BackAccept { code: 1 });
+            }
+            Incoming::Message(_) => {
+                let _ = conn.send(&Message::Chat(
+                    "tammi: no game in progress (send a GAMEREQ first)".into(),
+                ));
+            }
+        }
+    }
+}
+
+/// Request and play `games` games, alternating colours (tammi White in the first).
+#[allow(clippy::too_many_arguments)]
+pub fn initiate(
+    conn: &mut Connection,
+    player: &mut Player,
+    games: u32,
+    minutes: u16,
+    moves: u16,
+    position: Option<Pos>,
+) -> Vec<GameResult> {
+    let mut results = Vec::new();
+    for g in 0..games {
+        let ours = if g % 2 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let follower_color = if ours == Color::White {
+            DxpColor::Black
+        } else {
+            DxpColor::White
+        };
+        let start_pos = position.unwrap_or_else(Pos::start);
+        let start = match position {
+            None => Start::Initial,
+            Some(p) => Start::Position {
+                to_move: if p.side() == Color::White {
+                    DxpColor::White
+                } else {
+                    DxpColor::Black
+                },
+                squares: crate::notation::write_hub_position(&p)[1..]
+                    .chars()
+                    .map(|c| match c {
+                        'b' => 'z',
+                        'B' => 'Z',
+                        c => c,
+                    })
+                    .collect(),
+            },
+        };
+        let req = Message::GameRequest {
+            version: 1,
+            name: player.name.clone(),
+            follower_color,
+            minutes,
+            moves,
+            start,
+        };
+        if conn.send(&req).is_err() {
+            break;
+        }
+        let accepted = loop {
+            match conn.receive() {
+                Incoming::Message(Message::GameAccept { code, name }) => {
+                    let why = match code {
+                        ACCEPT => "",
+                        WRONG_VERSION => " (wrong protocol version)",
+                        NOT_THIS_GAME => " (not this game)",
+                        REFUSE_ALL => " (refuses any game)",
+                        _ => " (unknown code)",
+                    };
+                    (player.log)(&format!("{name} answers {code}{why}"));
+                    break code == ACCEPT;
+                }
+                Incoming::Message(Message::Chat(t)) => (player.log)(&format!("chat: {t}")),
+                Incoming::Closed => break false,
+                _ => {}
+            }
+        };
+        if !accepted {
+            break;
+        }
+        player.engine.new_game();
+        let last = g + 1 == games;
+        let end = play_game(conn, player, ours, minutes, moves, start_pos, last);
+        (player.log)(&format!("game {}: {:?}", g + 1, end.result));
+        results.push(end.result);
+        if end.closed || (end.stop && !last) {
+            break;
+        }
+    }
+    conn.shutdown();
+    results
+}
