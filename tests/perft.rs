@@ -131,3 +131,13 @@ fn bulk_leaf_and_threaded_counts_agree() {
         });
     }
 }
+
+/// Breakthrough and losing draughts differ from international only in who wins, so their
+/// move trees are international's.
+#[test]
+fn breakthrough_and_losing_have_the_international_tree() {
+    for v in [Variant::Breakthrough, Variant::Losing] {
+        let n = with_board!(v, P => perft(&P::start(), 7, true));
+        assert_eq!(n, 1_049_442, "{v}");
+    }
+}
