@@ -4,6 +4,7 @@ pub mod cli;
 pub mod dxp;
 pub mod eval;
 pub mod hub;
+pub mod matches;
 pub mod notation;
 pub mod pdn;
 pub mod perft;

@@ -31,6 +31,8 @@ enum Command {
     Hub,
     /// Play engine-against-engine games over TCP with the DamExchange protocol.
     Dxp(tammi::cli::dxp::DxpArgs),
+    /// Play a match between two Hub engines: clocks, adjudication, Elo, SPRT, PDN.
+    Match(Box<tammi::cli::match_cmd::MatchArgs>),
 }
 
 fn main() {
@@ -61,6 +63,7 @@ fn main() {
         Some(Command::Analyze(a)) => tammi::cli::analyze::run_analyze(a),
         Some(Command::Bench(a)) => tammi::cli::analyze::run_bench(a),
         Some(Command::Dxp(a)) => tammi::cli::dxp::run(a),
+        Some(Command::Match(a)) => tammi::cli::match_cmd::run_match(a),
         Some(Command::Hub) => Ok(tammi::hub::protocol::run(
             std::io::BufReader::new(std::io::stdin()),
             Box::new(std::io::stdout()),

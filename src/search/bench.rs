@@ -46,14 +46,20 @@ pub const POSITIONS: &[(Variant, &str)] = &[
         Variant::Russian,
         "W:Wd4,f4,a3,g3,d2,f2,h2,a1,c1,e1,g1:Bb8,d8,f8,h8,g7,b6,d6,h6,e5",
     ),
-    (Variant::Russian, "W:Wa5,b4,h4,e3,g3,b2,h2,c1:Bb8,h8,c7,f6,h6,e5,g5"),
+    (
+        Variant::Russian,
+        "W:Wa5,b4,h4,e3,g3,b2,h2,c1:Bb8,h8,c7,f6,h6,e5,g5",
+    ),
     (Variant::Russian, "W:Wb2,f2,h2:Bd8,e7,f6,h6,b4"),
     (Variant::Brazilian, "start"),
     (
         Variant::Brazilian,
         "W:Wf4,h4,a3,c3,e3,h2,a1,c1,e1,g1:Bb8,d8,f8,h8,g7,d6,f6,h6,a5,c5",
     ),
-    (Variant::Brazilian, "W:Wd4,f4,h4,e3,b2,d2,h2,e1:Ba7,e7,g7,f6,h6,a5,c5"),
+    (
+        Variant::Brazilian,
+        "W:Wd4,f4,h4,e3,b2,d2,h2,e1:Ba7,e7,g7,f6,h6,a5,c5",
+    ),
     (Variant::Brazilian, "W:WKb8,c5:Be7,g7,g5,Kh2"),
     (Variant::Canadian, "start"),
     (

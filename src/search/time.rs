@@ -44,14 +44,17 @@ pub fn allocate(limits: &Limits, overhead: Duration) -> Option<Budget> {
             .moves_to_go
             .unwrap_or(MOVES_HORIZON)
             .clamp(1, MOVES_HORIZON);
-        // The increment is added before each move, this one included.
-        let total = (remaining + limits.increment * (moves - 1)).saturating_sub(overhead * moves);
+        // The increment is added before each move, this one included. Each move pays the
+        // overhead; when that would eat the whole share, still think a little.
+        let share_per_move = (remaining + limits.increment * (moves - 1)) / moves;
+        let soft = share_per_move
+            .saturating_sub(overhead)
+            .max(usable / (2 * moves));
         let share = if moves == 1 {
             HARD_SHARE_LAST_MOVE
         } else {
             HARD_SHARE
         };
-        let soft = total / moves;
         let hard = (soft * HARD_OVER_SOFT).min(usable.mul_f64(share));
         let clock = Budget {
             soft: soft.min(hard),

@@ -1,0 +1,608 @@
+//! One Hub engine as a child process: start and handshake, parameters, searches with a
+//! deadline, and what to do when it misbehaves (kill, start again).
+//!
+//! Standard output is read on a thread of its own that stamps every line with the time
+//! it arrived, so an engine's thinking time is measured from the moment `go` was written
+//! to the moment its `done` arrived, whatever the runner was doing meanwhile.
+//! Standard error is discarded (some engines print diagnostics there; a pipe nobody reads
+//! could fill and block them).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+use crossbeam_channel::{Receiver, RecvTimeoutError, unbounded};
+
+use crate::hub::line::{Line, parse_line, quote};
+use crate::rules::Variant;
+
+/// How long an engine may take to list its parameters (`hub` … `wait`).
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long it may take to get ready after `init` (tables are allocated here).
+pub const READY_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long to wait for `pong`: an engine that does not answer `ping` at start-up is
+/// never pinged again.
+pub const PING_TIMEOUT: Duration = Duration::from_secs(2);
+/// After a deadline has passed, `stop` is sent and the engine gets this long to answer
+/// with its `done` before it is declared unresponsive and killed.
+pub const STOP_GRACE: Duration = Duration::from_secs(1);
+/// How long `quit` is given before the process is killed.
+const QUIT_GRACE: Duration = Duration::from_millis(500);
+
+/// How to start an engine and what to set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineSpec {
+    /// The name for reports and PDN (default: the engine's `id name`).
+    pub name: Option<String>,
+    /// Program and arguments.
+    pub command: Vec<String>,
+    /// Hub parameters, sent with `set-param` after the variant, in this order.
+    pub params: Vec<(String, String)>,
+}
+
+impl EngineSpec {
+    /// The command as typed (for messages).
+    pub fn command_line(&self) -> String {
+        self.command.join(" ")
+    }
+}
+
+/// Split a command line into words: blanks separate, single or double quotes group.
+pub fn split_command(text: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut quote_char: Option<char> = None;
+    for c in text.chars() {
+        match quote_char {
+            Some(q) if c == q => quote_char = None,
+            Some(_) => cur.push(c),
+            None if c == '"' || c == '\'' => {
+                quote_char = Some(c);
+                in_word = true;
+            }
+            None if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            None => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote_char.is_some() {
+        return Err(format!("unclosed quote in '{text}'"));
+    }
+    if in_word {
+        words.push(cur);
+    }
+    if words.is_empty() {
+        return Err("empty engine command".into());
+    }
+    Ok(words)
+}
+
+/// Where the Hub traffic of every engine is copied (`--log`): one line per line sent
+/// (`>`) or received (`<`), with the seconds since the log was opened and the engine's
+/// label, so that slow answers can be seen.
+pub struct TrafficLog {
+    out: Mutex<Box<dyn Write + Send>>,
+    start: Instant,
+}
+
+impl TrafficLog {
+    pub fn new(out: Box<dyn Write + Send>) -> Log {
+        Arc::new(TrafficLog {
+            out: Mutex::new(out),
+            start: Instant::now(),
+        })
+    }
+}
+
+pub type Log = Arc<TrafficLog>;
+
+/// A parameter as the engine declared it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamDecl {
+    pub name: String,
+    pub kind: Option<String>,
+    pub value: Option<String>,
+    pub values: Option<String>,
+}
+
+enum Event {
+    Line(String, Instant),
+    Eof,
+}
+
+/// How a search ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SearchEnd {
+    /// `done` arrived (perhaps only after the deadline and `stop`: compare `elapsed`).
+    Done {
+        mv: String,
+        elapsed: Duration,
+        /// The last `info` score, in men from the mover's view.
+        score: Option<f64>,
+        depth: Option<u32>,
+    },
+    /// No `done` by the deadline, nor within [`STOP_GRACE`] after `stop`.
+    Unresponsive,
+    /// The engine exited (or closed its output) during the search.
+    Crashed(String),
+}
+
+/// A running engine.
+pub struct HubEngine {
+    pub spec: EngineSpec,
+    /// A short label for the log (`w1.e2`: worker 1, engine 2).
+    label: String,
+    variant: Variant,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    events: Receiver<Event>,
+    /// The `id name` it gave.
+    pub id_name: Option<String>,
+    pub declared: Vec<ParamDecl>,
+    answers_ping: bool,
+    dead: bool,
+    log: Option<Log>,
+    /// `error` lines received since the last call to [`HubEngine::take_errors`].
+    errors: Vec<String>,
+}
+
+impl HubEngine {
+    /// Start the engine and take it through the handshake: `hub`, its `id` and `param`
+    /// lines up to `wait`, `set-param` for the variant and the requested parameters,
+    /// `init`, `ready`, and a `ping` to learn whether it answers one.
+    ///
+    /// Fails (with the reason) when the program cannot start, does not finish the
+    /// handshake in time, cannot play the variant, lacks a requested parameter, or answers
+    /// `error` during the set-up.
+    pub fn start(
+        spec: &EngineSpec,
+        variant: Variant,
+        label: &str,
+        log: Option<Log>,
+    ) -> Result<HubEngine> {
+        let (program, args) = spec
+            .command
+            .split_first()
+            .ok_or_else(|| anyhow!("empty engine command"))?;
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("cannot start '{}'", spec.command_line()))?;
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (tx, rx) = unbounded();
+        std::thread::Builder::new()
+            .name(format!("match-{label}"))
+            .spawn(move || {
+                let mut reader = BufReader::new(stdout);
+                let mut buf = Vec::new();
+                loop {
+                    buf.clear();
+                    match reader.read_until(b'\n', &mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) => {
+                            let at = Instant::now();
+                            let text = String::from_utf8_lossy(&buf).trim().to_string();
+                            if tx.send(Event::Line(text, at)).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
+                let _ = tx.send(Event::Eof);
+            })
+            .context("starting a reader thread")?;
+        let mut engine = HubEngine {
+            spec: spec.clone(),
+            label: label.to_string(),
+            variant,
+            child,
+            stdin,
+            events: rx,
+            id_name: None,
+            declared: Vec::new(),
+            answers_ping: false,
+            dead: false,
+            log,
+            errors: Vec::new(),
+        };
+        match engine.handshake() {
+            Ok(()) => Ok(engine),
+            Err(e) => {
+                engine.kill();
+                Err(e.context(format!("engine '{}'", spec.command_line())))
+            }
+        }
+    }
+
+    fn handshake(&mut self) -> Result<()> {
+        self.send("hub")?;
+        let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+        loop {
+            let line = self.expect_line(deadline, "the parameter list ending in 'wait'")?;
+            match line.command.as_str() {
+                "id" => {
+                    if let Some(n) = line.get("name").filter(|n| !n.is_empty()) {
+                        self.id_name = Some(n.to_string());
+                    }
+                }
+                "param" => {
+                    if let Some(name) = line.get("name") {
+                        self.declared.push(ParamDecl {
+                            name: name.to_string(),
+                            kind: line.get("type").map(str::to_string),
+                            value: line.get("value").map(str::to_string),
+                            values: line.get("values").map(str::to_string),
+                        });
+                    }
+                }
+                "wait" => break,
+                _ => {}
+            }
+        }
+        let mut settings = Vec::new();
+        match self.declared.iter().find(|p| p.name == "variant") {
+            Some(p) => {
+                let values = p.values.clone().unwrap_or_default();
+                let names: Vec<&str> = values.split_whitespace().collect();
+                let wanted = self.variant.hub_name();
+                // Scan's names first; tammi also knows its long names.
+                let chosen = [wanted, self.variant.name()]
+                    .into_iter()
+                    .find(|n| names.is_empty() || names.contains(n))
+                    .ok_or_else(|| {
+                        anyhow!("it does not play {} (its variants: {values})", self.variant)
+                    })?;
+                settings.push(("variant".to_string(), chosen.to_string()));
+            }
+            None if self.variant != Variant::International => bail!(
+                "it declares no 'variant' parameter, so it plays only international draughts, not {}",
+                self.variant
+            ),
+            None => {}
+        }
+        for (name, value) in &self.spec.params {
+            if !self.declared.iter().any(|p| &p.name == name) {
+                let names: Vec<&str> = self.declared.iter().map(|p| p.name.as_str()).collect();
+                bail!(
+                    "it has no parameter '{name}' (it declares: {})",
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                );
+            }
+            settings.push((name.clone(), value.clone()));
+        }
+        for (name, value) in &settings {
+            self.send(&format!(
+                "set-param name={} value={}",
+                quote(name),
+                quote(value)
+            ))?;
+        }
+        self.send("init")?;
+        let deadline = Instant::now() + READY_TIMEOUT;
+        loop {
+            let line = self.expect_line(deadline, "'ready' after 'init'")?;
+            match line.command.as_str() {
+                "ready" => break,
+                "error" => bail!(
+                    "it answered the set-up ({}) with: {}",
+                    settings
+                        .iter()
+                        .map(|(n, v)| format!("{n}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    line.get("message").unwrap_or("error")
+                ),
+                _ => {}
+            }
+        }
+        self.send("ping")?;
+        self.answers_ping = self.wait_for("pong", Instant::now() + PING_TIMEOUT)?;
+        Ok(())
+    }
+
+    /// The name to show: the one given, else the engine's `id name`, else the program's.
+    pub fn display_name(&self) -> String {
+        self.spec
+            .name
+            .clone()
+            .or_else(|| self.id_name.clone())
+            .unwrap_or_else(|| {
+                let program = self.spec.command.first().map(String::as_str).unwrap_or("?");
+                Path::new(program)
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| program.to_string())
+            })
+    }
+
+    /// Whether the engine crashed or was killed: it must be started again before use.
+    pub fn is_dead(&self) -> bool {
+        self.dead
+    }
+
+    /// Kill the process and reap it.
+    pub fn kill(&mut self) {
+        self.stdin = None;
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.dead = true;
+    }
+
+    /// `error` lines seen since the last call.
+    pub fn take_errors(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.errors)
+    }
+
+    /// Prepare for an unrelated game: `new-game`, then (for an engine that answers `ping`)
+    /// wait for `pong`, so that clearing its tables is not charged to its first move.
+    /// Returns false if the engine is gone or silent (it should be started again).
+    pub fn new_game(&mut self) -> bool {
+        self.drain();
+        if self.dead || self.send("new-game").is_err() {
+            return false;
+        }
+        if !self.answers_ping {
+            return true;
+        }
+        if self.send("ping").is_err() {
+            return false;
+        }
+        let ok = matches!(
+            self.wait_for("pong", Instant::now() + READY_TIMEOUT),
+            Ok(true)
+        );
+        if !ok {
+            self.kill();
+        }
+        ok
+    }
+
+    /// Search: send `pos`, the `level` lines and `go think`, then wait for `done` until
+    /// `deadline` after `go` (measured on the arrival of `done`); past the deadline send
+    /// `stop` and wait [`STOP_GRACE`] more. An unresponsive engine is killed.
+    pub fn search(
+        &mut self,
+        position: &str,
+        moves: &[String],
+        levels: &[String],
+        deadline: Duration,
+    ) -> SearchEnd {
+        self.drain();
+        if self.dead {
+            return SearchEnd::Crashed("the engine had already exited".into());
+        }
+        let pos_line = if moves.is_empty() {
+            format!("pos pos={position}")
+        } else {
+            format!("pos pos={position} moves={}", quote(&moves.join(" ")))
+        };
+        let mut lines = vec![pos_line];
+        lines.extend(levels.iter().cloned());
+        lines.push("go think".into());
+        for l in &lines {
+            if let Err(e) = self.send(l) {
+                self.kill();
+                return SearchEnd::Crashed(format!("writing to it failed: {e}"));
+            }
+        }
+        let start = Instant::now();
+        let mut stop_sent = false;
+        let mut score = None;
+        let mut depth = None;
+        loop {
+            let limit = if stop_sent {
+                start + deadline + STOP_GRACE
+            } else {
+                start + deadline
+            };
+            match self.events.recv_deadline(limit) {
+                Ok(Event::Line(text, at)) => {
+                    self.log_in(&text);
+                    let Ok(line) = parse_line(&text) else {
+                        continue;
+                    };
+                    match line.command.as_str() {
+                        "info" => {
+                            if let Some(s) = line.get("score").and_then(|s| s.parse::<f64>().ok()) {
+                                score = Some(s);
+                            }
+                            if let Some(d) = line.get("depth").and_then(|d| d.parse().ok()) {
+                                depth = Some(d);
+                            }
+                        }
+                        "done" => {
+                            return SearchEnd::Done {
+                                mv: line.get("move").unwrap_or("").to_string(),
+                                elapsed: at.saturating_duration_since(start),
+                                score,
+                                depth,
+                            };
+                        }
+                        "error" => self
+                            .errors
+                            .push(line.get("message").unwrap_or(&text).to_string()),
+                        _ => {}
+                    }
+                }
+                Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                    let status = self.exit_status();
+                    self.kill();
+                    return SearchEnd::Crashed(status);
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if stop_sent || self.send("stop").is_err() {
+                        self.kill();
+                        return SearchEnd::Unresponsive;
+                    }
+                    stop_sent = true;
+                }
+            }
+        }
+    }
+
+    /// How the process ended, for the report (it has closed its output).
+    fn exit_status(&mut self) -> String {
+        // The output closes a moment before the process is reaped.
+        let until = Instant::now() + Duration::from_millis(200);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return format!("it exited ({status})"),
+                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(5)),
+                _ => return "it closed its output".into(),
+            }
+        }
+    }
+
+    fn send(&mut self, line: &str) -> Result<()> {
+        self.log_out(line);
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| anyhow!("the engine's input is closed"))?;
+        writeln!(stdin, "{line}")
+            .and_then(|_| stdin.flush())
+            .context("the engine is not reading its input")
+    }
+
+    /// The next line before `deadline`, parsed; what was being waited for names the error.
+    fn expect_line(&mut self, deadline: Instant, waiting_for: &str) -> Result<Line> {
+        loop {
+            match self.events.recv_deadline(deadline) {
+                Ok(Event::Line(text, _)) => {
+                    self.log_in(&text);
+                    if let Ok(line) = parse_line(&text) {
+                        return Ok(line);
+                    }
+                }
+                Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                    let status = self.exit_status();
+                    bail!("{status} while tammi waited for {waiting_for}")
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    bail!("no {waiting_for} within the time allowed")
+                }
+            }
+        }
+    }
+
+    /// Wait for a line whose command is `command`; false on timeout, an error on exit.
+    fn wait_for(&mut self, command: &str, deadline: Instant) -> Result<bool> {
+        loop {
+            match self.events.recv_deadline(deadline) {
+                Ok(Event::Line(text, _)) => {
+                    self.log_in(&text);
+                    if let Ok(line) = parse_line(&text) {
+                        if line.command == command {
+                            return Ok(true);
+                        }
+                        if line.command == "error" {
+                            self.errors
+                                .push(line.get("message").unwrap_or(&text).to_string());
+                        }
+                    }
+                }
+                Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                    let status = self.exit_status();
+                    self.dead = true;
+                    bail!("{status}")
+                }
+                Err(RecvTimeoutError::Timeout) => return Ok(false),
+            }
+        }
+    }
+
+    /// Take what arrived between searches (late errors, stray lines); notice an exit.
+    fn drain(&mut self) {
+        while let Ok(ev) = self.events.try_recv() {
+            match ev {
+                Event::Line(text, _) => {
+                    self.log_in(&text);
+                    if let Ok(line) = parse_line(&text)
+                        && line.command == "error"
+                    {
+                        self.errors
+                            .push(line.get("message").unwrap_or(&text).to_string());
+                    }
+                }
+                Event::Eof => {
+                    self.kill();
+                }
+            }
+        }
+    }
+
+    fn log_out(&self, line: &str) {
+        self.log_line('>', line);
+    }
+
+    fn log_in(&self, line: &str) {
+        self.log_line('<', line);
+    }
+
+    fn log_line(&self, dir: char, line: &str) {
+        if let Some(log) = &self.log
+            && let Ok(mut w) = log.out.lock()
+        {
+            let t = log.start.elapsed().as_secs_f64();
+            let _ = writeln!(w, "{t:.3} {} {dir} {line}", self.label);
+        }
+    }
+}
+
+impl Drop for HubEngine {
+    fn drop(&mut self) {
+        if self.dead {
+            return;
+        }
+        // Ask politely, then insist.
+        let _ = self.send("quit");
+        self.stdin = None;
+        let until = Instant::now() + QUIT_GRACE;
+        while Instant::now() < until {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_words() {
+        assert_eq!(
+            split_command("target/release/tammi hub").unwrap(),
+            ["target/release/tammi", "hub"]
+        );
+        assert_eq!(
+            split_command(" python3 'my engine.py'  \"a b\" ").unwrap(),
+            ["python3", "my engine.py", "a b"]
+        );
+        assert!(split_command("  ").is_err());
+        assert!(split_command("x 'y").is_err());
+    }
+}

@@ -1,0 +1,728 @@
+//! `tammi match`: statistics against known values, the opening sets, and short matches of
+//! real processes — tammi against itself and against the deliberately broken engines of
+//! `.ci/broken_engines/` (an illegal move, no answer, a crash in mid-game).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use tammi::matches::openings::{self, GenerateOptions};
+use tammi::matches::stats::{Pentanomial, Sprt, SprtVerdict, Wdl, elo_from_score, score_from_elo};
+use tammi::notation::{parse_move, parse_position};
+use tammi::pdn::{ReadOptions, read_pdn};
+use tammi::rules::{Board, English, Position, Variant};
+use tammi::with_board;
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol
+}
+
+// ---------------------------------------------------------------- statistics
+
+#[test]
+fn elo_of_a_score() {
+    // 60% over 100 games: -400 log10(1/0.6 - 1) = 70.4365 Elo.
+    assert!(close(elo_from_score(0.6), 70.4365, 1e-3));
+    assert!(close(elo_from_score(0.5), 0.0, 1e-12));
+    assert!(close(score_from_elo(70.4365), 0.6, 1e-6));
+    assert!(elo_from_score(1.0).is_infinite());
+    let e = Wdl::new(60, 0, 40).elo().unwrap();
+    assert!(close(e.elo, 70.4365, 1e-3), "{e:?}");
+}
+
+#[test]
+fn trinomial_error_interval() {
+    // s = 0.6, per-game variance 0.6·0.4² + 0.4·0.6² = 0.24, standard error √(0.24/100);
+    // half-width of [elo(s - 1.96·se), elo(s + 1.96·se)] = 70.571 (computed by hand in Python).
+    let e = Wdl::new(60, 0, 40).elo().unwrap();
+    assert!(close(e.error, 70.571, 1e-2), "{e:?}");
+    // With draws: 30 wins, 50 draws, 20 losses: +34.860 ± 48.470.
+    let e = Wdl::new(30, 50, 20).elo().unwrap();
+    assert!(
+        close(e.elo, 34.860, 1e-2) && close(e.error, 48.470, 1e-2),
+        "{e:?}"
+    );
+    assert_eq!(Wdl::default().elo(), None);
+}
+
+#[test]
+fn pentanomial_error_interval() {
+    // 38 pairs scoring 0, ½, 1, 1½, 2 points: 2, 5, 20, 8, 3. Mean per game 0.53289,
+    // +22.891 ± 51.557 (the same normal approximation over pairs).
+    let p = Pentanomial {
+        counts: [2, 5, 20, 8, 3],
+    };
+    let e = p.elo().unwrap();
+    assert!(
+        close(e.elo, 22.891, 1e-2) && close(e.error, 51.557, 1e-2),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn likelihood_of_superiority() {
+    // W = 60, L = 40: ½(1 + erf(20/√200)) = ½(1 + erf(1.41421)) = 0.97725.
+    assert!(close(Wdl::new(60, 0, 40).los(), 0.97725, 1e-4));
+    // Draws do not count; equal wins and losses give a half.
+    assert!(close(Wdl::new(60, 300, 40).los(), 0.97725, 1e-4));
+    assert!(close(Wdl::new(7, 3, 7).los(), 0.5, 1e-6));
+    assert!(close(Wdl::new(0, 10, 0).los(), 0.5, 1e-6));
+}
+
+/// The GSPRT log-likelihood ratio computed the long way: for each hypothesis, the result
+/// distribution with the hypothesis' mean score that best fits the observed frequencies,
+/// found by a golden-section search over its one free parameter (the draw rate).
+fn reference_llr(w: u32, d: u32, l: u32, elo0: f64, elo1: f64) -> f64 {
+    let n = (w + d + l) as f64;
+    let p = [l as f64 / n, d as f64 / n, w as f64 / n];
+    let best = |s: f64| {
+        // q = (loss, draw, win) with win - loss = 2s - 1.
+        let gap = 2.0 * s - 1.0;
+        let f = |qd: f64| {
+            let q = [(1.0 - qd - gap) / 2.0, qd, (1.0 - qd + gap) / 2.0];
+            (0..3)
+                .filter(|&i| p[i] > 0.0)
+                .map(|i| p[i] * q[i].ln())
+                .sum::<f64>()
+        };
+        let (mut lo, mut hi) = (1e-12, 1.0 - gap.abs() - 1e-12);
+        for _ in 0..300 {
+            let a = lo + (hi - lo) / 3.0;
+            let b = hi - (hi - lo) / 3.0;
+            if f(a) < f(b) {
+                lo = a;
+            } else {
+                hi = b;
+            }
+        }
+        f((lo + hi) / 2.0)
+    };
+    let s = |e: f64| 1.0 / (1.0 + 10f64.powf(-e / 400.0));
+    n * (best(s(elo1)) - best(s(elo0)))
+}
+
+#[test]
+fn sprt_log_likelihood_ratio() {
+    let sprt = Sprt::parse("0,10").unwrap();
+    assert_eq!((sprt.alpha, sprt.beta), (0.05, 0.05));
+    // Bounds: ln(0.05/0.95) and ln(0.95/0.05).
+    let (lo, hi) = sprt.bounds();
+    assert!(close(lo, -2.944_439, 1e-6) && close(hi, 2.944_439, 1e-6));
+    // Against the independent computation, and against values worked out in Python.
+    let llr = sprt.llr(Wdl::new(60, 20, 40));
+    assert!(
+        close(llr, reference_llr(60, 20, 40, 0.0, 10.0), 1e-6),
+        "{llr}"
+    );
+    assert!(close(llr, 0.63148, 1e-4), "{llr}");
+    let s5 = Sprt::parse("0,5").unwrap();
+    let llr = s5.llr(Wdl::new(1000, 2000, 900));
+    assert!(
+        close(llr, reference_llr(1000, 2000, 900, 0.0, 5.0), 1e-6),
+        "{llr}"
+    );
+    assert!(close(llr, 2.12564, 1e-4), "{llr}");
+    // The usual quick approximation N(s1 - s0)(2s - s0 - s1) / (2σ²) agrees closely.
+    let (n, s, var) = (3900.0, 2000.0 / 3900.0, {
+        let m = 2000.0 / 3900.0;
+        (1000.0 * (1.0 - m) * (1.0 - m) + 2000.0 * (0.5 - m) * (0.5 - m) + 900.0 * m * m) / 3900.0
+    });
+    let (s0, s1) = (score_from_elo(0.0), score_from_elo(5.0));
+    let approx = n * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var);
+    assert!(close(llr, approx, 0.01), "{llr} vs {approx}");
+    // Verdicts.
+    assert_eq!(sprt.verdict(3.0), SprtVerdict::H1);
+    assert_eq!(sprt.verdict(-3.0), SprtVerdict::H0);
+    assert_eq!(sprt.verdict(0.0), SprtVerdict::Continue);
+    // Losing every game drives the ratio down, winning every game up.
+    assert!(sprt.llr(Wdl::new(0, 0, 200)) < lo);
+    assert!(sprt.llr(Wdl::new(200, 0, 0)) > hi);
+    for bad in ["5", "5,0", "0,5,0.7,0.05", "x,5"] {
+        assert!(Sprt::parse(bad).is_err(), "{bad}");
+    }
+}
+
+// ---------------------------------------------------------------- openings
+
+#[test]
+fn english_ballots_are_the_acf_deck() {
+    let ballots = openings::english_ballots();
+    assert_eq!(ballots.len(), 156);
+    let mut ends = std::collections::HashSet::new();
+    for b in &ballots {
+        assert_eq!(b.moves.len(), 3, "{b:?}");
+        let mut pos: Position<English> = parse_position(&b.start).unwrap();
+        assert_eq!(pos, Position::<English>::start());
+        let mut legal = Vec::new();
+        for m in &b.moves {
+            pos.generate(&mut legal);
+            let mv = parse_move(&pos, m, &legal).unwrap();
+            pos = pos.play(&mv);
+        }
+        assert!(
+            ends.insert(pos),
+            "two ballots reach the same position: {b:?}"
+        );
+    }
+    let names: Vec<&str> = ballots.iter().filter_map(|b| b.name.as_deref()).collect();
+    assert_eq!(names.first(), Some(&"ACF 1"));
+    assert_eq!(names.last(), Some(&"ACF 174"));
+    // The 18 barred (lost) openings are not in the deck.
+    for barred in [
+        3, 13, 26, 35, 44, 45, 48, 52, 77, 88, 94, 109, 114, 137, 145, 156, 168, 171,
+    ] {
+        assert!(
+            !names.contains(&format!("ACF {barred}").as_str()),
+            "{barred}"
+        );
+    }
+    assert_eq!(ballots[0].moves, ["9-13", "21-17", "5-9"]);
+    assert_eq!(ballots[2].name.as_deref(), Some("ACF 4"));
+    assert_eq!(ballots[2].moves, ["9-13", "22-17", "13x22x17"]);
+}
+
+/// pydraughts ships the ballots too; where it is installed, the deck matches its
+/// "standard" list except ACF 26 (9-13 24-19 10-15), which that list keeps although it
+/// is barred (its "lost" list names ACF 13 twice instead).
+#[test]
+fn english_ballots_match_pydraughts() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let file =
+        root.join(".venv/lib/python3.11/site-packages/draughts/ballot_files/3move_english.json");
+    let Ok(json) = std::fs::read_to_string(&file) else {
+        eprintln!("skipped: {} not found", file.display());
+        return;
+    };
+    // The "standard" list is the second key; its entries look like "001 09-13 21-17 05-09".
+    let standard = json
+        .split("\"standard\"")
+        .nth(1)
+        .and_then(|s| s.split(']').next())
+        .expect("a standard list");
+    let theirs: Vec<u32> = standard
+        .split('"')
+        .filter(|s| s.len() > 3 && s.as_bytes()[0].is_ascii_digit())
+        .map(|s| s[..3].parse().unwrap())
+        .filter(|&n| n != 26)
+        .collect();
+    let ours: Vec<u32> = openings::english_ballots()
+        .iter()
+        .map(|b| b.name.as_deref().unwrap()[4..].parse().unwrap())
+        .collect();
+    assert_eq!(ours, theirs);
+}
+
+#[test]
+fn opening_files_in_lines_and_pdn() {
+    let text = "# comment\n\
+                32-28 19-23 # Cross\n\
+                W:W31-50:B1-20 33-29\n\
+                start\n\
+                \n\
+                W:W28,31-50:B1-18,23 28x19 # from a FEN\n";
+    let list = openings::parse_lines(Variant::International, text).unwrap();
+    assert_eq!(list.len(), 4);
+    assert_eq!(list[0].name.as_deref(), Some("Cross"));
+    assert_eq!(list[0].moves, ["32-28", "19-23"]);
+    assert_eq!(list[1].moves, ["33-29"]);
+    assert!(list[2].moves.is_empty());
+    assert_eq!(list[3].moves, ["28x19x23"]);
+    assert_eq!(
+        list[3].start,
+        "W:W28,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,23"
+    );
+    let err = openings::parse_lines(Variant::International, "32-28 28-22\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("line 1"), "{err}");
+    let err = format!(
+        "{:#}",
+        openings::parse_lines(Variant::International, "hello\n").unwrap_err()
+    );
+    assert!(err.contains("neither a position"), "{err}");
+
+    let pdn = "[Event \"a\"]\n[Opening \"Single corner\"]\n\n1. 11-15 22-18 2. 15x22 *\n\n\
+               [FEN \"B:W18,21-32:B1-12\"]\n\n1. 11-15 *\n";
+    let list = openings::from_pdn(Variant::English, pdn).unwrap();
+    assert_eq!(list.len(), 2);
+    assert_eq!(list[0].name.as_deref(), Some("Single corner"));
+    assert_eq!(list[0].moves, ["11-15", "22-18", "15x22x18"]);
+    assert_eq!(list[1].moves, ["11-15"]);
+    assert!(list[1].start.contains("18"));
+    // A file is told apart by its content.
+    let dir = tempdir("openings");
+    let path = dir.join("o.pdn");
+    std::fs::write(&path, pdn).unwrap();
+    assert_eq!(openings::load(Variant::English, &path).unwrap().len(), 2);
+    let path = dir.join("o.txt");
+    std::fs::write(&path, "11-15 22-18\n9-13\n").unwrap();
+    assert_eq!(openings::load(Variant::English, &path).unwrap().len(), 2);
+}
+
+#[test]
+fn random_openings_are_balanced_and_reproducible() {
+    let o = GenerateOptions {
+        count: 6,
+        plies: 6,
+        seed: 7,
+        depth: 4,
+        margin: 0.3,
+    };
+    let a = openings::generate(Variant::International, &o).unwrap();
+    let b = openings::generate(Variant::International, &o).unwrap();
+    assert_eq!(a, b, "the same seed gives the same openings");
+    assert_eq!(a.len(), 6);
+    let c = openings::generate(Variant::International, &GenerateOptions { seed: 8, ..o }).unwrap();
+    assert_ne!(a, c);
+    for op in &a {
+        assert_eq!(op.moves.len(), 6);
+    }
+    // Every board type works, including turkish.
+    for v in [Variant::Russian, Variant::Turkish, Variant::Canadian] {
+        let list = openings::generate(
+            v,
+            &GenerateOptions {
+                count: 2,
+                plies: openings::default_plies(v),
+                depth: 3,
+                ..o
+            },
+        )
+        .unwrap();
+        assert_eq!(list.len(), 2, "{v}");
+        with_board!(v, P => {
+            let start: P = parse_position(&list[0].start).unwrap();
+            assert_eq!(start, P::start());
+        });
+    }
+}
+
+// ---------------------------------------------------------------- real matches
+
+fn tammi() -> &'static str {
+    env!("CARGO_BIN_EXE_tammi")
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A scratch directory, removed when the test ends (pass or fail).
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn tempdir(name: &str) -> TempDir {
+    let dir = std::env::temp_dir().join(format!("tammi-match-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    TempDir(dir)
+}
+
+/// Run `tammi match`. The tests run in parallel on a busy machine, where a process can
+/// wait for a core far longer than the default margin, so a generous one is added unless
+/// a test sets its own: these tests check what happens, not how fast.
+fn run_match(args: &[&str]) -> Output {
+    let mut cmd = Command::new(tammi());
+    cmd.arg("match").args(args);
+    if !args.contains(&"--time-margin") {
+        cmd.args(["--time-margin", "1000"]);
+    }
+    cmd.output().expect("run tammi match")
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn has_python() -> bool {
+    Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn broken(script: &str) -> String {
+    format!(
+        "python3 {}",
+        root().join(".ci/broken_engines").join(script).display()
+    )
+}
+
+/// (Result, Termination, White, Black) of every game of a PDN file, after checking that
+/// tammi's reader replays every move.
+fn read_games(path: &Path) -> Vec<(String, String, String, String)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let games = read_pdn(&text, &ReadOptions::default()).unwrap();
+    games
+        .iter()
+        .map(|g| {
+            let errors = with_board!(g.variant, P => g.check::<P>());
+            assert!(errors.is_empty(), "{errors:?}");
+            let tag = |n: &str| g.tag(n).unwrap_or("").to_string();
+            (
+                tag("Result"),
+                tag("Termination"),
+                tag("White"),
+                tag("Black"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn tammi_against_itself() {
+    let dir = tempdir("self");
+    let pdn = dir.join("games.pdn");
+    let engine = format!("{} hub", tammi());
+    let out = run_match(&[
+        "--engine",
+        &engine,
+        "--engine",
+        &engine,
+        "--variant",
+        "english",
+        "--games",
+        "4",
+        "--movetime",
+        "0.02",
+        "--concurrency",
+        "2",
+        "--sprt",
+        "0,10",
+        "--pdn",
+        pdn.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("4 of 4 games played"), "{stdout}");
+    assert!(stdout.contains("Elo difference:"), "{stdout}");
+    assert!(stdout.contains("SPRT (elo0=0 elo1=10"), "{stdout}");
+    // One progress line per game when standard error is not a terminal.
+    assert_eq!(
+        stderr.lines().filter(|l| l.starts_with("game ")).count(),
+        4,
+        "{stderr}"
+    );
+    let games = read_games(&pdn);
+    assert_eq!(games.len(), 4);
+    for (result, termination, white, black) in &games {
+        assert!(["1-0", "0-1", "1/2-1/2"].contains(&result.as_str()));
+        assert!(
+            termination == "normal" || termination.starts_with("adjudication:"),
+            "{termination}"
+        );
+        assert_ne!(white, black);
+    }
+    // In round order, colours alternating on each opening.
+    assert_eq!(games[0].2, "tammi-1");
+    assert_eq!(games[1].2, "tammi-2");
+    let check = Command::new(tammi())
+        .args(["pdn", "check", pdn.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "{}", text(&check).0);
+    pydraughts_reads(&pdn);
+}
+
+/// pydraughts' PDN reader must read the file and replay every move (where the project's
+/// venv has pydraughts; .ci/pdn_interop.py does the same for the PDN fixtures).
+fn pydraughts_reads(pdn: &Path) {
+    let python = root().join(".venv/bin/python");
+    if !python.exists() {
+        eprintln!("skipped the pydraughts check: no .venv");
+        return;
+    }
+    let script = r#"
+import sys
+from draughts import Board, Move
+from draughts.PDN import PDNReader
+games = PDNReader(filename=sys.argv[1]).games
+for number, game in enumerate(games, 1):
+    board = Board(variant=game.variant, fen=game.tags.get("FEN", "startpos"))
+    for text in game.moves:
+        move = Move(board, pdn_move=text.replace(":", "x"))
+        if move.board_move not in [m.board_move for m in board.legal_moves()]:
+            sys.exit(f"game {number}: {text} is not legal for pydraughts")
+        board.push(move)
+    if game.game_ending != game.tags["Result"]:
+        sys.exit(f"game {number}: result {game.game_ending} != {game.tags['Result']}")
+print(len(games))
+"#;
+    let out = Command::new(python)
+        .env("PYTHONWARNINGS", "ignore")
+        .args(["-c", script, pdn.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "pydraughts: {stdout}{stderr}");
+}
+
+#[test]
+fn an_illegal_move_loses() {
+    if !has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = tempdir("illegal");
+    let pdn = dir.join("games.pdn");
+    let out = run_match(&[
+        "--engine",
+        &format!("{} hub", tammi()),
+        "--engine",
+        &broken("illegal_move.py"),
+        "--variant",
+        "english",
+        "--games",
+        "2",
+        "--movetime",
+        "0.02",
+        "--pdn",
+        pdn.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("Score of tammi: +2 =0 -0"), "{stdout}");
+    assert!(stdout.contains("Game ends: illegal move 2"), "{stdout}");
+    assert!(stderr.contains("illegal: illegal move '1-2'"), "{stderr}");
+    let games = read_games(&pdn);
+    assert_eq!(
+        games,
+        [
+            (
+                "1-0".into(),
+                "illegal move".into(),
+                "tammi".into(),
+                "illegal".into()
+            ),
+            (
+                "0-1".into(),
+                "illegal move".into(),
+                "illegal".into(),
+                "tammi".into()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn an_engine_that_never_answers_is_killed_and_restarted() {
+    if !has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = tempdir("silent");
+    let pdn = dir.join("games.pdn");
+    let out = run_match(&[
+        "--engine",
+        &broken("no_answer.py"),
+        "--engine",
+        &format!("{} hub", tammi()),
+        "--variant",
+        "international",
+        "--openings",
+        "start",
+        "--games",
+        "2",
+        "--tc",
+        "0.2+0.01",
+        "--pdn",
+        pdn.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("Score of silent: +0 =0 -2"), "{stdout}");
+    // The engine row: 0 illegal, 0 time, 0 crash, 2 unresponsive, 1 restart.
+    let row = stdout.lines().rfind(|l| l.starts_with("silent ")).unwrap();
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(&cols[cols.len() - 5..], ["0", "0", "0", "2", "1"], "{row}");
+    let games = read_games(&pdn);
+    assert_eq!(games.len(), 2);
+    assert!(games.iter().all(|g| g.1 == "unresponsive"), "{games:?}");
+    // International: White moves first, so the silent engine loses at once as White...
+    assert_eq!(games[0].0, "0-1");
+    // ...and after tammi's first move as Black, once started again.
+    assert_eq!(games[1].0, "1-0");
+}
+
+#[test]
+fn the_sprt_stops_the_match_once_it_decides() {
+    if !has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    // Winning every game, the ratio for elo1 = 100 against elo0 = 0 grows by 0.247 a
+    // game and passes ln(0.95/0.05) = 2.944 at the 12th (worked out in Python).
+    let out = run_match(&[
+        "--engine",
+        &format!("{} hub", tammi()),
+        "--engine",
+        &broken("illegal_move.py"),
+        "--variant",
+        "english",
+        "--games",
+        "40",
+        "--movetime",
+        "0.01",
+        "--sprt",
+        "0,100",
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("stopped: the SPRT accepted H1 (elo1) after 12 games"),
+        "{stdout}"
+    );
+    // The game already begun when the decision came is played out (and counted).
+    assert!(
+        stdout.contains("12 of 40 games played") || stdout.contains("13 of 40 games played"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("H1 accepted"), "{stdout}");
+}
+
+#[test]
+fn a_move_after_the_clock_runs_out_loses_on_time() {
+    if !has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = tempdir("late");
+    let pdn = dir.join("games.pdn");
+    let out = run_match(&[
+        "--engine",
+        &format!("{} hub", tammi()),
+        "--engine",
+        &broken("late_answer.py"),
+        "--variant",
+        "brazilian",
+        "--openings",
+        "start",
+        "--games",
+        "2",
+        "--tc",
+        "0.1",
+        "--pdn",
+        pdn.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // It answers `stop`, so it is not killed: a time forfeit each game, no restart.
+    let row = stdout.lines().rfind(|l| l.starts_with("late ")).unwrap();
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(&cols[cols.len() - 5..], ["0", "2", "0", "0", "0"], "{row}");
+    assert!(stderr.contains("late: time forfeit:"), "{stderr}");
+    let games = read_games(&pdn);
+    assert!(games.iter().all(|g| g.1 == "time forfeit"), "{games:?}");
+}
+
+#[test]
+fn an_engine_that_crashes_in_mid_game_is_restarted() {
+    if !has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = tempdir("crash");
+    let pdn = dir.join("games.pdn");
+    let crasher = format!("{} --after 3 {} hub", broken("crash_mid_game.py"), tammi());
+    let out = run_match(&[
+        "--engine",
+        &format!("{} hub", tammi()),
+        "--engine",
+        &crasher,
+        "--name",
+        "2:crasher",
+        "--variant",
+        "russian",
+        "--games",
+        "2",
+        "--movetime",
+        "0.02",
+        "--pdn",
+        pdn.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("Score of tammi: +2 =0 -0"), "{stdout}");
+    let row = stdout.lines().rfind(|l| l.starts_with("crasher ")).unwrap();
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(&cols[cols.len() - 5..], ["0", "0", "2", "0", "1"], "{row}");
+    assert!(stderr.contains("crasher: crash: it exited"), "{stderr}");
+    let text = std::fs::read_to_string(&pdn).unwrap();
+    let games = read_pdn(&text, &ReadOptions::default()).unwrap();
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(g.tag("Termination"), Some("crash"));
+        // The crasher played its three moves before it died: the game was under way.
+        let crasher_moves = g.main_line.moves.len() - 4; // 4 random opening plies (russian)
+        assert!((6..=7).contains(&crasher_moves), "{}", crasher_moves);
+    }
+}
+
+#[test]
+fn bad_set_ups_are_refused_before_any_game() {
+    let engine = format!("{} hub", tammi());
+    // One engine only.
+    let out = run_match(&["--engine", &engine, "--movetime", "0.01"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("exactly twice"), "{}", text(&out).1);
+    // A parameter the engine does not have.
+    let out = run_match(&[
+        "--engine",
+        &engine,
+        "--engine",
+        &engine,
+        "--engine-option",
+        "2:colour=blue",
+        "--movetime",
+        "0.01",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out).1;
+    assert!(
+        err.contains("engine 2") && err.contains("no parameter 'colour'"),
+        "{err}"
+    );
+    // A value the engine refuses.
+    let out = run_match(&[
+        "--engine",
+        &engine,
+        "--engine",
+        &engine,
+        "--engine-option",
+        "1:threads=100000",
+        "--movetime",
+        "0.01",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).1.contains("answered the set-up"),
+        "{}",
+        text(&out).1
+    );
+    // No limit per move.
+    let out = run_match(&["--engine", &engine, "--engine", &engine]);
+    assert_eq!(out.status.code(), Some(2));
+    // A program that does not exist.
+    let out = run_match(&[
+        "--engine",
+        "/nonexistent/engine hub",
+        "--engine",
+        &engine,
+        "--movetime",
+        "0.01",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("cannot start"), "{}", text(&out).1);
+}
