@@ -359,6 +359,51 @@ impl<R: Rules> Position<R> {
         }
     }
 
+    /// Captures counted without building them, in the common case where only men can
+    /// capture and no capture can go on past its first jump: then every jump is a move of
+    /// its own (all of length one, none equal). `None` when the full generator is needed.
+    #[inline]
+    fn count_single_jumps(&self) -> Option<u64> {
+        let (me, opp) = self.me_opp();
+        if (me & self.kings).any() {
+            return None;
+        }
+        let occ = self.white | self.black;
+        let empty = Self::board_mask() & !occ;
+        let dirs: &[usize] = if R::MEN_CAPTURE_BACKWARD {
+            &[0, 1, 2, 3]
+        } else if self.side == Color::White {
+            &[0, 1]
+        } else {
+            &[2, 3]
+        };
+        // jumpers[d]: squares from which a man can jump in direction d.
+        let mut jumpers = [R::B::ZERO; 4];
+        for &d in dirs {
+            jumpers[d] = Self::step_back(Self::step_back(empty, d) & opp, d);
+        }
+        let promo = Self::promo_row(self.side);
+        let mut n = 0;
+        for &d in dirs {
+            let land = Self::step(Self::step(me & jumpers[d], d), d);
+            // Going on from a landing square in any direction but back: after the jump the
+            // origin is empty and the landing square full, but neither is a square such a
+            // second jump looks at (only the jump straight back would, and the piece just
+            // taken blocks that one).
+            let mut going_on = R::B::ZERO;
+            for &d2 in dirs {
+                if d2 != reverse(d) {
+                    going_on |= jumpers[d2];
+                }
+            }
+            if (land & going_on).any() || (R::PROMOTE_IN_CAPTURE && (land & promo).any()) {
+                return None;
+            }
+            n += land.count();
+        }
+        Some(n as u64)
+    }
+
     /// Quiet moves counted without building them (perft's last ply).
     #[inline]
     fn count_quiet(&self) -> u64 {
@@ -445,6 +490,9 @@ impl<R: Rules> Board for Position<R> {
     #[inline]
     fn count_moves(&self, scratch: &mut MoveList<R::B>) -> u64 {
         if self.has_capture() {
+            if let Some(n) = self.count_single_jumps() {
+                return n;
+            }
             scratch.clear();
             if R::MAX_CAPTURE {
                 self.generate_captures(&mut Collect::<R::B, true, true>::new(scratch));
