@@ -352,7 +352,7 @@ impl Engine {
                 .expect("the start position is valid"),
         );
         Ok(Engine {
-            tt: Arc::new(TranspositionTable::new(options.hash_mb)),
+            tt: Arc::new(TranspositionTable::try_new(options.hash_mb)?),
             options,
             game,
             running: None,
@@ -370,7 +370,14 @@ impl Engine {
         if options.hash_mb != self.options.hash_mb {
             // Free the old table before allocating the new one.
             self.tt = Arc::new(TranspositionTable::new(1));
-            self.tt = Arc::new(TranspositionTable::new(options.hash_mb));
+            match TranspositionTable::try_new(options.hash_mb) {
+                Ok(tt) => self.tt = Arc::new(tt),
+                Err(e) => {
+                    // Keep a table of the old size so the engine goes on working.
+                    self.tt = Arc::new(TranspositionTable::new(self.options.hash_mb));
+                    return Err(e);
+                }
+            }
         }
         self.options = options;
         Ok(())

@@ -117,11 +117,22 @@ pub struct TranspositionTable {
 impl TranspositionTable {
     /// A table of `mb` mebibytes (at least one bucket).
     pub fn new(mb: usize) -> Self {
-        let n = (mb << 20) / std::mem::size_of::<Bucket>();
-        TranspositionTable {
-            buckets: (0..n.max(1)).map(|_| Bucket::default()).collect(),
+        Self::try_new(mb).expect("memory for the hash table")
+    }
+
+    /// A table of `mb` mebibytes, or an error when the memory cannot be had (a GUI asking
+    /// for more hash than the machine has must get an answer, not an abort).
+    pub fn try_new(mb: usize) -> Result<Self, String> {
+        let n = ((mb << 20) / std::mem::size_of::<Bucket>()).max(1);
+        let mut buckets = Vec::new();
+        buckets
+            .try_reserve_exact(n)
+            .map_err(|_| format!("cannot allocate {mb} MB for the hash table"))?;
+        buckets.resize_with(n, Bucket::default);
+        Ok(TranspositionTable {
+            buckets,
             generation: AtomicU64::new(0),
-        }
+        })
     }
 
     /// The size in bytes.
