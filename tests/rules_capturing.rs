@@ -116,7 +116,10 @@ fn killer_capture_ending_on_a_king_stops_right_behind_it() {
     // A white king on 46 takes the black king on 37; in international it may land
     // anywhere from 32 to 5 on the long diagonal, in killer only on 32, right behind.
     let intl = numeric(Variant::International, "W:WK46:BK37,3");
-    assert_eq!(intl, ["46x10", "46x14", "46x19", "46x23", "46x28", "46x32", "46x5"]);
+    assert_eq!(
+        intl,
+        ["46x10", "46x14", "46x19", "46x23", "46x28", "46x32", "46x5"]
+    );
     assert_eq!(numeric(Variant::Killer, "W:WK46:BK37,3"), ["46x32"]);
     // Taking a man, the killer king lands anywhere behind it.
     assert_eq!(numeric(Variant::Killer, "W:WK46:B37,3"), intl);
@@ -124,7 +127,10 @@ fn killer_capture_ending_on_a_king_stops_right_behind_it() {
 
 #[test]
 fn breakthrough_and_losing_move_like_international() {
-    for fen in ["W:W31-50:B1-20", "B:BK17,K24:W6,9,10,11,20,21,22,23,30,K31,33,37,41,42,43,44,46"] {
+    for fen in [
+        "W:W31-50:B1-20",
+        "B:BK17,K24:W6,9,10,11,20,21,22,23,30,K31,33,37,41,42,43,44,46",
+    ] {
         let intl = numeric(Variant::International, fen);
         assert_eq!(numeric(Variant::Breakthrough, fen), intl);
         assert_eq!(numeric(Variant::Losing, fen), intl);

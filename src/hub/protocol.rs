@@ -288,7 +288,8 @@ impl Hub {
             "tt-size" => {
                 // Scan's size: log2 of 16-byte entries.
                 let bits = int(16, 32)?;
-                o.hash_mb = (((1u64 << bits) * 16) >> 20).clamp(1, EngineOptions::MAX_HASH_MB as u64)
+                o.hash_mb = (((1u64 << bits) * 16) >> 20)
+                    .clamp(1, EngineOptions::MAX_HASH_MB as u64)
                     as usize;
             }
             "multipv" => o.multipv = int(1, EngineOptions::MAX_MULTIPV as u64)? as usize,
