@@ -13,7 +13,7 @@ use crate::search::{Engine, EngineOptions, Info, Limits};
 use super::rules_tools::{parse_notation, parse_variant};
 
 /// Seconds of thinking when no limit is given.
-const DEFAULT_ANALYZE_SECONDS: f64 = 3.0;
+const DEFAULT_ANALYZE_SECONDS: f64 = 5.0;
 
 #[derive(clap::Args, Debug)]
 pub struct AnalyzeArgs {
@@ -29,7 +29,7 @@ pub struct AnalyzeArgs {
     /// Search to this depth (plies).
     #[arg(long, short, conflicts_with_all = ["time", "nodes"])]
     pub depth: Option<u32>,
-    /// Search this many seconds (default 3 when no limit is given).
+    /// Search this many seconds (default 5 when no limit is given).
     #[arg(long, short, conflicts_with = "nodes")]
     pub time: Option<f64>,
     /// Search this many nodes.

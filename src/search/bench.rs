@@ -10,7 +10,7 @@ use super::engine::Engine;
 use super::limits::{EngineOptions, Limits};
 
 /// The default depth of `tammi bench`.
-pub const DEFAULT_DEPTH: u32 = 12;
+pub const DEFAULT_DEPTH: u32 = 14;
 
 /// (variant, FEN): the start and positions from self-play games (opening, middlegame,
 /// ending) of every seed variant. Never change them without saying so: they define the
