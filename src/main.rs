@@ -36,6 +36,21 @@ enum Command {
 }
 
 fn main() {
+    // Output piped into `head` and the like: stop quietly when the reader goes away, as
+    // Unix tools do, instead of reporting a panic from println!.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default_hook(info)
+    }));
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -73,6 +88,14 @@ fn main() {
     };
     match result {
         Ok(code) => std::process::exit(code),
+        Err(e)
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            std::process::exit(141);
+        }
         Err(e) => {
             // One line: what went wrong and, through the context chain, where.
             eprintln!("error: {e:#}");

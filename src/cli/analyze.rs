@@ -47,6 +47,15 @@ pub struct AnalyzeArgs {
     /// Square notation of the output: numeric or letter (default: the variant's usual one).
     #[arg(long, value_parser = parse_notation)]
     pub notation: Option<Notation>,
+    /// Analyse a position from a game in this PDN file (its GameType decides the variant).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fen", "moves"])]
+    pub pdn: Option<String>,
+    /// With --pdn: the game, counted from 1.
+    #[arg(long, default_value_t = 1)]
+    pub game: usize,
+    /// With --pdn: the number of plies played (default: the end of the game).
+    #[arg(long)]
+    pub ply: Option<usize>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -134,18 +143,34 @@ pub fn run_analyze(a: &AnalyzeArgs) -> Result<i32> {
     };
     let mut engine = Engine::new(options(a.threads, a.hash, a.multipv, a.notation)?)
         .map_err(anyhow::Error::msg)?;
-    let fen = a.fen.as_deref().unwrap_or("start");
-    let moves: Vec<String> = a
-        .moves
-        .as_deref()
-        .unwrap_or("")
-        .split_whitespace()
-        .map(str::to_string)
-        .collect();
+    let (variant, fen, moves) = match &a.pdn {
+        Some(path) => {
+            let options = crate::pdn::ReadOptions { variant: None };
+            let at = crate::pdn::position_at(std::path::Path::new(path), a.game, a.ply, &options)?;
+            (at.variant, at.start_fen, at.moves)
+        }
+        None => {
+            if a.game != 1 || a.ply.is_some() {
+                bail!("--game and --ply go with --pdn FILE");
+            }
+            let moves = a
+                .moves
+                .as_deref()
+                .unwrap_or("")
+                .split_whitespace()
+                .map(str::to_string)
+                .collect();
+            (
+                a.variant,
+                a.fen.clone().unwrap_or_else(|| "start".into()),
+                moves,
+            )
+        }
+    };
     engine
-        .set_position(a.variant, fen, &moves)
+        .set_position(variant, &fen, &moves)
         .map_err(anyhow::Error::msg)?;
-    println!("{} {}", a.variant, engine.fen());
+    println!("{variant} {}", engine.fen());
     let multipv = a.multipv;
     let done = engine.think(limits, move |i| {
         let mut out = std::io::stdout().lock();
