@@ -2,42 +2,12 @@
 //! orthogonal flying kings. Same terms as the diagonal family where they make sense, on a
 //! plain 8x8 `u64` (bit = rank * 8 + file, a1 = 0).
 
-use crate::rules::geometry::{EAST, NORTH, ORTHOGONAL_RAYS, SOUTH, WEST, reverse};
+use crate::rules::geometry::{EAST, NORTH, SOUTH, WEST, reverse};
+use crate::rules::turkish::{open_ray, step as shifted};
 use crate::rules::{Bits, Board, Color, TurkishPosition};
 
 use super::endgame::{self, Ending, Material};
 use super::{Evaluate, Weights, distance};
-
-const FILE_A: u64 = 0x0101_0101_0101_0101;
-const FILE_H: u64 = FILE_A << 7;
-
-/// One orthogonal step of every square in `b`.
-#[inline(always)]
-fn shifted(b: u64, d: usize) -> u64 {
-    match d {
-        NORTH => b << 8,
-        SOUTH => b >> 8,
-        WEST => (b & !FILE_A) >> 1,
-        _ => (b & !FILE_H) << 1,
-    }
-}
-
-/// Empty squares a king on `sq` reaches in direction `d`.
-#[inline(always)]
-fn reach(d: usize, sq: u32, occ: u64) -> u64 {
-    let ray = ORTHOGONAL_RAYS[d][sq as usize];
-    let blockers = ray & occ;
-    if blockers == 0 {
-        return ray;
-    }
-    // North and east walk toward higher bits.
-    let b = if d == NORTH || d == EAST {
-        blockers.lsb()
-    } else {
-        blockers.msb()
-    };
-    ray & !(ORTHOGONAL_RAYS[d][b as usize] | 1 << b)
-}
 
 /// Masks and weights for turkish.
 pub struct OrthogonalTables {
@@ -99,7 +69,7 @@ fn side_terms(t: &OrthogonalTables, c: Color, men: u64, kings: u64, occ: u64) ->
         s += w.centre_king * (kings & t.centre).count() as i32;
         s += w.king_edge * (kings & t.rim).count() as i32;
         for k in kings.squares() {
-            let moves: u32 = (0..4).map(|d| reach(d, k, occ).count()).sum();
+            let moves: u32 = (0..4).map(|d| open_ray(d, k, occ).0.count()).sum();
             if moves == 0 {
                 s += w.king_trapped;
             }

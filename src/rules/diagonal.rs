@@ -74,6 +74,18 @@ impl<R: Rules> Position<R> {
         }
     }
 
+    /// The directions in which men of `c` capture.
+    #[inline(always)]
+    fn man_capture_dirs(c: Color) -> &'static [usize] {
+        if R::MEN_CAPTURE_BACKWARD {
+            &[0, 1, 2, 3]
+        } else if c == Color::White {
+            &[0, 1]
+        } else {
+            &[2, 3]
+        }
+    }
+
     #[inline(always)]
     fn me_opp(&self) -> (R::B, R::B) {
         match self.side {
@@ -131,7 +143,7 @@ impl<R: Rules> Position<R> {
         let men = me & !self.kings;
         for from in self.capturing_men(men, opp, empty).squares() {
             let mut path = Path::new(from);
-            self.man_captures(
+            self.step_captures::<S, false>(
                 sink,
                 from,
                 from,
@@ -150,15 +162,16 @@ impl<R: Rules> Position<R> {
             if R::FLYING_KINGS {
                 self.king_captures(sink, from, from, occ, opp, R::B::ZERO, false, 4, &mut path);
             } else {
-                self.short_king_captures(sink, from, from, occ, opp, R::B::ZERO, &mut path);
+                self.step_captures::<S, true>(sink, from, from, occ, opp, R::B::ZERO, &mut path);
             }
         }
     }
 
-    /// A man's capture sequence from `at`, with `captured` already jumped (still on the
-    /// board as blockers: `occ` keeps them).
+    /// A capture by a piece that jumps one square at a time from `at`, with `captured`
+    /// already jumped (still on the board as blockers: `occ` keeps them): a man, or with
+    /// `KING` an english king (all four directions, never crowned).
     #[allow(clippy::too_many_arguments)]
-    fn man_captures<S: CaptureSink<R::B>>(
+    fn step_captures<S: CaptureSink<R::B>, const KING: bool>(
         &self,
         sink: &mut S,
         from: u32,
@@ -172,12 +185,10 @@ impl<R: Rules> Position<R> {
         let empty = Self::board_mask() & !occ;
         let promo = Self::promo_row(self.side);
         let mut extended = false;
-        let dirs: &[usize] = if R::MEN_CAPTURE_BACKWARD {
+        let dirs: &[usize] = if KING {
             &[0, 1, 2, 3]
-        } else if self.side == Color::White {
-            &[0, 1]
         } else {
-            &[2, 3]
+            Self::man_capture_dirs(self.side)
         };
         for &d in dirs {
             let mid = Self::step(R::B::bit(at), d) & targets;
@@ -189,11 +200,11 @@ impl<R: Rules> Position<R> {
             let land_sq = land.lsb();
             let now = captured | mid;
             path.push(land_sq);
-            if R::PROMOTE_IN_CAPTURE && promo.has(land_sq) {
+            if !KING && R::PROMOTE_IN_CAPTURE && promo.has(land_sq) {
                 // Russian: crowned on the spot, the capture goes on as a king's.
                 self.king_captures(sink, from, land_sq, occ, opp, now, true, d, path);
             } else {
-                self.man_captures(sink, from, land_sq, occ, opp, now, path);
+                self.step_captures::<S, KING>(sink, from, land_sq, occ, opp, now, path);
             }
             path.pop();
         }
@@ -201,7 +212,7 @@ impl<R: Rules> Position<R> {
             let mv = Move {
                 from: from as u8,
                 to: at as u8,
-                promote: promo.has(at),
+                promote: !KING && promo.has(at),
                 captured,
             };
             sink.add(mv, path);
@@ -285,44 +296,6 @@ impl<R: Rules> Position<R> {
         }
     }
 
-    /// An english king's capture: one square at a time, in all four directions.
-    #[allow(clippy::too_many_arguments)]
-    fn short_king_captures<S: CaptureSink<R::B>>(
-        &self,
-        sink: &mut S,
-        from: u32,
-        at: u32,
-        occ: R::B,
-        opp: R::B,
-        captured: R::B,
-        path: &mut Path,
-    ) {
-        let targets = opp & !captured;
-        let empty = Self::board_mask() & !occ;
-        let mut extended = false;
-        for d in 0..4 {
-            let mid = Self::step(R::B::bit(at), d) & targets;
-            let land = Self::step(mid, d) & empty;
-            if land.is_empty() {
-                continue;
-            }
-            extended = true;
-            let land_sq = land.lsb();
-            path.push(land_sq);
-            self.short_king_captures(sink, from, land_sq, occ, opp, captured | mid, path);
-            path.pop();
-        }
-        if !extended && captured.any() {
-            let mv = Move {
-                from: from as u8,
-                to: at as u8,
-                promote: false,
-                captured,
-            };
-            sink.add(mv, path);
-        }
-    }
-
     fn generate_quiet(&self, out: &mut MoveList<R::B>) {
         let (me, _) = self.me_opp();
         let occ = self.white | self.black;
@@ -370,13 +343,7 @@ impl<R: Rules> Position<R> {
         }
         let occ = self.white | self.black;
         let empty = Self::board_mask() & !occ;
-        let dirs: &[usize] = if R::MEN_CAPTURE_BACKWARD {
-            &[0, 1, 2, 3]
-        } else if self.side == Color::White {
-            &[0, 1]
-        } else {
-            &[2, 3]
-        };
+        let dirs = Self::man_capture_dirs(self.side);
         // jumpers[d]: squares from which a man can jump in direction d.
         let mut jumpers = [R::B::ZERO; 4];
         for &d in dirs {

@@ -25,7 +25,7 @@ pub struct TurkishPosition {
 
 /// One orthogonal step of every square in `b`.
 #[inline(always)]
-fn step(b: u64, d: usize) -> u64 {
+pub fn step(b: u64, d: usize) -> u64 {
     match d {
         NORTH => b << 8,
         SOUTH => b >> 8,
@@ -45,7 +45,7 @@ fn nearest(set: u64, d: usize) -> u32 {
 
 /// Empty squares seen from `sq` in direction `d`, and the first occupied square.
 #[inline(always)]
-fn open_ray(d: usize, sq: u32, occ: u64) -> (u64, Option<u32>) {
+pub fn open_ray(d: usize, sq: u32, occ: u64) -> (u64, Option<u32>) {
     let ray = ORTHOGONAL_RAYS[d][sq as usize];
     let blockers = ray & occ;
     if blockers == 0 {
