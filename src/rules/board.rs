@@ -44,6 +44,39 @@ pub struct Setup {
     pub black: Vec<(u32, bool)>,
 }
 
+impl Setup {
+    /// The pieces as bitboards (white, black, kings), checked: no square given twice, no
+    /// man standing on its own promotion row.
+    pub fn bitboards<B: Bits>(
+        &self,
+        promotion_row: impl Fn(Color) -> B,
+        square_of_bit: impl Fn(u32) -> u32,
+    ) -> Result<(B, B, B), SetupError> {
+        let (mut white, mut black, mut kings) = (B::ZERO, B::ZERO, B::ZERO);
+        for (color, list) in [(Color::White, &self.white), (Color::Black, &self.black)] {
+            for &(bit, king) in list {
+                if (white | black).has(bit) {
+                    return Err(SetupError::SquareTwice(square_of_bit(bit)));
+                }
+                if !king && promotion_row(color).has(bit) {
+                    return Err(SetupError::ManOnPromotionRow {
+                        color,
+                        square: square_of_bit(bit),
+                    });
+                }
+                match color {
+                    Color::White => white |= B::bit(bit),
+                    Color::Black => black |= B::bit(bit),
+                }
+                if king {
+                    kings |= B::bit(bit);
+                }
+            }
+        }
+        Ok((white, black, kings))
+    }
+}
+
 /// Why a setup is not a valid position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SetupError {

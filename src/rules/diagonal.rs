@@ -531,29 +531,7 @@ impl<R: Rules> Board for Position<R> {
     }
 
     fn from_setup(setup: &Setup) -> Result<Self, SetupError> {
-        let mut white = R::B::ZERO;
-        let mut black = R::B::ZERO;
-        let mut kings = R::B::ZERO;
-        for (color, list) in [(Color::White, &setup.white), (Color::Black, &setup.black)] {
-            for &(bit, king) in list {
-                if ((white | black) & R::B::bit(bit)).any() {
-                    return Err(SetupError::SquareTwice(Self::square_of_bit(bit)));
-                }
-                if !king && Self::promo_row(color).has(bit) {
-                    return Err(SetupError::ManOnPromotionRow {
-                        color,
-                        square: Self::square_of_bit(bit),
-                    });
-                }
-                match color {
-                    Color::White => white |= R::B::bit(bit),
-                    Color::Black => black |= R::B::bit(bit),
-                }
-                if king {
-                    kings |= R::B::bit(bit);
-                }
-            }
-        }
+        let (white, black, kings) = setup.bitboards(Self::promo_row, Self::square_of_bit)?;
         Ok(Position {
             white,
             black,

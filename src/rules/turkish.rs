@@ -342,33 +342,13 @@ impl Board for TurkishPosition {
     }
 
     fn from_setup(setup: &Setup) -> Result<Self, SetupError> {
-        let mut pos = TurkishPosition {
-            white: 0,
-            black: 0,
-            kings: 0,
+        let (white, black, kings) = setup.bitboards(Self::promo_row, Self::square_of_bit)?;
+        Ok(TurkishPosition {
+            white,
+            black,
+            kings,
             side: setup.side,
-        };
-        for (color, list) in [(Color::White, &setup.white), (Color::Black, &setup.black)] {
-            for &(bit, king) in list {
-                if (pos.white | pos.black).has(bit) {
-                    return Err(SetupError::SquareTwice(bit + 1));
-                }
-                if !king && Self::promo_row(color).has(bit) {
-                    return Err(SetupError::ManOnPromotionRow {
-                        color,
-                        square: bit + 1,
-                    });
-                }
-                match color {
-                    Color::White => pos.white |= 1 << bit,
-                    Color::Black => pos.black |= 1 << bit,
-                }
-                if king {
-                    pos.kings |= 1 << bit;
-                }
-            }
-        }
-        Ok(pos)
+        })
     }
 
     fn square_count() -> u32 {
