@@ -6,6 +6,7 @@ use std::fmt::Debug;
 use std::hash::Hash;
 
 use super::bits::Bits;
+use super::capture::{CaptureSink, Routes};
 use super::variant::{Color, Variant};
 
 /// A move as a set of squares (Scan's representation): where the piece starts, where it ends
@@ -117,8 +118,21 @@ pub trait Board: Copy + Eq + Hash + Debug + Send + Sync + 'static {
     fn has_capture(&self) -> bool;
     /// The position after `mv` (which must be legal here).
     fn play(&self, mv: &Move<Self::B>) -> Self;
+    /// Run the capture search of the side to move, handing every complete capture
+    /// sequence (with its route) to `sink`.
+    fn capture_search<S: CaptureSink<Self::B>>(&self, sink: &mut S);
     /// Every landing-square route (bit indices, start and end included) that plays `mv`.
-    fn routes(&self, mv: &Move<Self::B>) -> Vec<Vec<u32>>;
+    fn routes(&self, mv: &Move<Self::B>) -> Vec<Vec<u32>> {
+        if !mv.is_capture() {
+            return vec![vec![mv.from as u32, mv.to as u32]];
+        }
+        let mut sink = Routes {
+            target: *mv,
+            routes: Vec::new(),
+        };
+        self.capture_search(&mut sink);
+        sink.routes
+    }
 
     /// Validate a setup into a position.
     fn from_setup(setup: &Setup) -> Result<Self, SetupError>;

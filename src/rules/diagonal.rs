@@ -8,7 +8,7 @@ use std::marker::PhantomData;
 
 use super::bits::Bits;
 use super::board::{Board, Move, MoveList, Setup, SetupError};
-use super::capture::{CaptureSink, Collect, Path, Routes};
+use super::capture::{CaptureSink, Collect, Path};
 use super::geometry::reverse;
 use super::variant::{Color, Rules, Variant};
 
@@ -518,16 +518,8 @@ impl<R: Rules> Board for Position<R> {
         }
     }
 
-    fn routes(&self, mv: &Move<R::B>) -> Vec<Vec<u32>> {
-        if !mv.is_capture() {
-            return vec![vec![mv.from as u32, mv.to as u32]];
-        }
-        let mut sink = Routes {
-            target: *mv,
-            routes: Vec::new(),
-        };
-        self.generate_captures(&mut sink);
-        sink.routes
+    fn capture_search<S: CaptureSink<R::B>>(&self, sink: &mut S) {
+        self.generate_captures(sink)
     }
 
     fn from_setup(setup: &Setup) -> Result<Self, SetupError> {

@@ -6,7 +6,7 @@
 
 use super::bits::Bits;
 use super::board::{Board, Move, MoveList, Setup, SetupError};
-use super::capture::{CaptureSink, Collect, Path, Routes};
+use super::capture::{CaptureSink, Collect, Path};
 use super::geometry::{EAST, NORTH, ORTHOGONAL_RAYS, SOUTH, WEST, reverse};
 use super::variant::{Color, Variant};
 
@@ -329,16 +329,8 @@ impl Board for TurkishPosition {
         }
     }
 
-    fn routes(&self, mv: &Move<u64>) -> Vec<Vec<u32>> {
-        if !mv.is_capture() {
-            return vec![vec![mv.from as u32, mv.to as u32]];
-        }
-        let mut sink = Routes {
-            target: *mv,
-            routes: Vec::new(),
-        };
-        self.generate_captures(&mut sink);
-        sink.routes
+    fn capture_search<S: CaptureSink<u64>>(&self, sink: &mut S) {
+        self.generate_captures(sink)
     }
 
     fn from_setup(setup: &Setup) -> Result<Self, SetupError> {
