@@ -118,6 +118,9 @@ pub trait Board: Copy + Eq + Hash + Debug + Send + Sync + 'static {
     fn has_capture(&self) -> bool;
     /// The position after `mv` (which must be legal here).
     fn play(&self, mv: &Move<Self::B>) -> Self;
+    /// The same pieces with the other side to move: a "null move", which no variant allows
+    /// but the search uses to ask what the opponent threatens.
+    fn pass(&self) -> Self;
     /// Run the capture search of the side to move, handing every complete capture
     /// sequence (with its route) to `sink`.
     fn capture_search<S: CaptureSink<Self::B>>(&self, sink: &mut S);

@@ -518,6 +518,14 @@ impl<R: Rules> Board for Position<R> {
         }
     }
 
+    #[inline(always)]
+    fn pass(&self) -> Self {
+        Position {
+            side: self.side.opposite(),
+            ..*self
+        }
+    }
+
     fn capture_search<S: CaptureSink<R::B>>(&self, sink: &mut S) {
         self.generate_captures(sink)
     }

@@ -329,6 +329,14 @@ impl Board for TurkishPosition {
         }
     }
 
+    #[inline(always)]
+    fn pass(&self) -> Self {
+        TurkishPosition {
+            side: self.side.opposite(),
+            ..*self
+        }
+    }
+
     fn capture_search<S: CaptureSink<u64>>(&self, sink: &mut S) {
         self.generate_captures(sink)
     }

@@ -63,23 +63,6 @@ pub fn key_after<P: Board>(pos: &P, key: u64, mv: &Move<P::B>) -> u64 {
     k
 }
 
-/// `pos` with the other side to move (a "null move"), for asking what the opponent
-/// threatens. Built with `play` on a move that leaves a piece where it stands: `play`
-/// moves the piece from `from` to `to` and flips the side, so from == to changes nothing
-/// else (checked by the tests for every board type).
-///
-/// The side to move must have a piece.
-#[inline(always)]
-pub fn pass<P: Board>(pos: &P) -> P {
-    let sq = pos.pieces(pos.side()).lsb() as u8;
-    pos.play(&Move {
-        from: sq,
-        to: sq,
-        promote: false,
-        captured: P::B::ZERO,
-    })
-}
-
 /// Whether the game is drawn by a counter of `rules`, before `pos`'s side moves.
 #[inline]
 pub fn drawn_by_counters<P: Board>(pos: &P, c: Counters, rules: &DrawRules) -> bool {

@@ -11,7 +11,7 @@ use once_cell::sync::Lazy;
 use crate::eval::{Evaluate, Evaluator};
 use crate::rules::{Board, Color, DrawRules, Move, MoveList, Outcome, outcome};
 
-use super::game::{Counters, drawn_by_counters, key_after, pass, repeated};
+use super::game::{Counters, drawn_by_counters, key_after, repeated};
 use super::history::History;
 use super::limits::Limits;
 use super::ordering::{Killers, add_killer, is_killer, pick_next, score_moves};
@@ -596,7 +596,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         if !pv_node && beta.abs() < MATE_BOUND {
             // 7. Reverse futility pruning: far above beta in a quiet position with no
             //    capture threatened, a shallow search would not come back down.
-            if depth <= RFP_MAX_DEPTH && !capture && !pass(pos).has_capture() {
+            if depth <= RFP_MAX_DEPTH && !capture && !pos.pass().has_capture() {
                 let eval = self.eval.evaluate(pos);
                 if eval - RFP_MARGIN * depth >= beta {
                     return eval;
@@ -834,7 +834,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
                 self.lists[ply] = moves;
                 return game_end(o, pos.side(), ply);
             }
-            if qply > 0 || !pass(pos).has_capture() {
+            if qply > 0 || !pos.pass().has_capture() {
                 self.lists[ply] = moves;
                 return self.eval.evaluate(pos);
             }
