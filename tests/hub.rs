@@ -430,3 +430,47 @@ fn fuzz_a_hundred_thousand_random_and_mutated_lines() {
     hub.send("ping");
     hub.until("pong");
 }
+
+/// A figure from /proc/PID/status in kB (Linux only), e.g. `VmHWM`, the peak resident size.
+#[cfg(target_os = "linux")]
+fn proc_status_kb(pid: u32, key: &str) -> u64 {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("{key}:")))
+        .unwrap_or_else(|| panic!("{key} missing from /proc/{pid}/status"));
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// The memory bound: the hash size plus 50 MB, peak, through a search with two
+/// threads. The lower bound shows the table really is allocated (so the peak measures it).
+#[cfg(target_os = "linux")]
+#[test]
+fn memory_stays_within_the_hash_size_plus_fifty_mb() {
+    const HASH_MB: u64 = 128;
+    let mut hub = Hub::start();
+    hub.send("hub");
+    hub.until("wait");
+    hub.send(&format!("set-param name=hash value={HASH_MB}"));
+    hub.send("set-param name=threads value=2");
+    hub.send("init");
+    hub.until("ready");
+    hub.send("level move-time=1");
+    hub.send("go think");
+    hub.until("done");
+    // A second search after a new game: clearing the table must not allocate another.
+    hub.send("new-game");
+    hub.send("pos pos=W:W31-50:B1-20 moves=\"32-28 19-23 28x19 14x23\"");
+    hub.send("level move-time=1"); // every pos clears the limits
+    hub.send("go think");
+    hub.until("done");
+    let peak_mb = proc_status_kb(hub.child.id(), "VmHWM") / 1024;
+    assert!(
+        peak_mb <= HASH_MB + 50,
+        "peak resident {peak_mb} MB with hash={HASH_MB}"
+    );
+    assert!(
+        peak_mb >= HASH_MB,
+        "peak resident {peak_mb} MB: table not allocated?"
+    );
+}

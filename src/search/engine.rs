@@ -278,20 +278,41 @@ impl<P: Evaluate> AnyGame for GameState<P> {
         };
         let mut main = searcher(0);
         let mut on_info = std::mem::replace(&mut job.on_info, Box::new(|_| {}));
-        std::thread::scope(|s| {
-            for id in 1..threads {
-                let mut helper = searcher(id);
-                s.spawn(move || helper.iterate(&mut |_| {}));
-            }
+        let helpers: Vec<Searcher<P>> = std::thread::scope(|s| {
+            let running: Vec<_> = (1..threads)
+                .map(|id| {
+                    let mut helper = searcher(id);
+                    s.spawn(move || {
+                        helper.iterate(&mut |_| {});
+                        helper
+                    })
+                })
+                .collect();
             main.iterate(&mut |it| {
                 for (i, line) in it.lines.iter().enumerate() {
                     on_info(self.info(line, it, i + 1, &job, notation));
                 }
             });
             shared.abort.store(true, Relaxed);
+            running.into_iter().filter_map(|h| h.join().ok()).collect()
         });
         hold_until_released(&job.control, &job.limits);
 
+        // Lazy SMP: a helper that finished a deeper iteration with a better score than the
+        // main thread's has the better move (the rule of Stockfish 9). Single lines only:
+        // MultiPV reports the main thread's lines.
+        let mut chosen = &main;
+        if job.options.multipv <= 1 {
+            for h in &helpers {
+                if let (Some(hb), Some(cb)) = (h.best.first(), chosen.best.first())
+                    && h.completed_depth > chosen.completed_depth
+                    && hb.score > cb.score
+                {
+                    chosen = h;
+                }
+            }
+        }
+        let main = chosen;
         let best = &main.best[0];
         let (hub, text) = self.texts(&best.pv[..best.pv.len().min(2)], notation);
         let done = Done {
