@@ -6,3 +6,4 @@ pub mod match_cmd;
 pub mod pdn;
 pub mod rules_tools;
 pub mod text_mode;
+pub mod tune;

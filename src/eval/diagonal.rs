@@ -5,16 +5,104 @@
 //! Terms are computed for each colour from bitboards (shifts along the ghost-square
 //! layout, popcounts over masks built once from the board geometry) and the black total
 //! is subtracted from the white one.
+//!
+//! Every term reaches the score through a [`Sink`]: the search's sink multiplies by the
+//! weight as it goes (as fast as writing the products out), the tuner's sink records the
+//! counts instead, so the evaluation is a dot product of those features and the weights
+//! (checked by `tests/eval_features.rs`). Terms counted in `1/D` (D = the pieces at the
+//! start) — the tables tapered by the number of pieces on the board, and `trade_ahead` —
+//! are summed apart and divided once.
 
 use crate::rules::geometry::{DOWN_LEFT, DOWN_RIGHT, UP_LEFT, UP_RIGHT, reverse};
 use crate::rules::{Bits, Board, Color, Goal, Position, Rules};
 
 use super::endgame::{self, Ending, Material};
-use super::{Evaluate, Weights, distance};
+use super::weights::TABLES;
+use super::{Evaluate, Features, Term, Weights, distance};
+
+const SCALARS: usize = Weights::NAMES.len();
+
+/// Where the evaluation's terms go: multiplied into a score, or recorded as features.
+/// Counts are from White's view (Black's terms come negated).
+trait Sink<B> {
+    /// `count` of scalar term `term`, in whole units.
+    fn add(&mut self, term: Term, count: i32);
+    /// `count` of `term` in units of `1/D`.
+    fn add_fine(&mut self, term: Term, count: i32);
+    /// The per-square tables for `pieces` (men, or kings when `king`) of colour `c`,
+    /// tapered by `phase` (pieces on the board, at most D); `sign` is +1 for White.
+    fn squares(&mut self, king: bool, c: Color, pieces: B, phase: i32, sign: i32);
+}
+
+/// The search's sink: the score itself.
+struct Score<'a, B> {
+    t: &'a DiagonalTables<B>,
+    coarse: i32,
+    fine: i32,
+}
+
+impl<B: Bits> Sink<B> for Score<'_, B> {
+    #[inline(always)]
+    fn add(&mut self, term: Term, count: i32) {
+        self.coarse += self.t.wv[term as usize] * count;
+    }
+    #[inline(always)]
+    fn add_fine(&mut self, term: Term, count: i32) {
+        self.fine += self.t.wv[term as usize] * count;
+    }
+    #[inline(always)]
+    fn squares(&mut self, king: bool, c: Color, pieces: B, phase: i32, sign: i32) {
+        if !self.t.has_tables {
+            return;
+        }
+        let table = &self.t.pst[king as usize][c as usize];
+        let (mut open, mut end) = (0, 0);
+        for sq in pieces.squares() {
+            let (o, e) = table[sq as usize];
+            open += o;
+            end += e;
+        }
+        self.fine += sign * (open * phase + end * (self.t.start_pieces - phase));
+    }
+}
+
+/// The tuner's sink: counts per parameter.
+struct Tracer<'a, B> {
+    t: &'a DiagonalTables<B>,
+    f: Features,
+}
+
+impl<B: Bits> Sink<B> for Tracer<'_, B> {
+    fn add(&mut self, term: Term, count: i32) {
+        self.f.coarse[term as usize] += count;
+    }
+    fn add_fine(&mut self, term: Term, count: i32) {
+        self.f.fine[term as usize] += count;
+    }
+    fn squares(&mut self, king: bool, c: Color, pieces: B, phase: i32, sign: i32) {
+        let n = self.t.squares;
+        let base = Weights::NAMES.len() + 2 * n * king as usize;
+        for sq in pieces.squares() {
+            let i = base + self.t.own_index[c as usize][sq as usize] as usize;
+            self.f.fine[i] += sign * phase;
+            self.f.fine[i + n] += sign * (self.t.start_pieces - phase);
+        }
+    }
+}
 
 /// Masks and weights for one diagonal variant.
 pub struct DiagonalTables<B> {
     w: Weights,
+    /// The scalar weights indexed by [`Term`].
+    wv: [i32; SCALARS],
+    /// `pst[king][colour][bit]`: the (opening, endgame) table values of a piece there.
+    pst: [[[(i32, i32); 128]; 2]; 2],
+    /// Whether any table value is non-zero (else the tables are skipped).
+    has_tables: bool,
+    /// Each bit's square index (0-based) from each colour's own view.
+    own_index: [[u8; 128]; 2],
+    /// Playable squares.
+    squares: usize,
     /// `planes[c][k]`: squares whose row, counted from colour `c`'s back row, has bit `k`
     /// set; the sum of the men's rows is then four weighted popcounts.
     planes: [[B; 4]; 2],
@@ -79,54 +167,72 @@ fn forward(c: Color) -> [usize; 2] {
     }
 }
 
-/// The positional terms of colour `c`.
+/// The positional terms of colour `c`, into `sink` with `sign` (+1 White, -1 Black).
 #[inline(always)]
-fn side_terms<R: Rules>(
+#[allow(clippy::too_many_arguments)]
+fn side_terms<R: Rules, S: Sink<R::B>>(
     t: &DiagonalTables<R::B>,
+    sink: &mut S,
     c: Color,
+    sign: i32,
     men: R::B,
     kings: R::B,
     occ: R::B,
     empty: R::B,
-) -> i32 {
-    let w = &t.w;
+    phase: i32,
+) {
     let ci = c as usize;
-    let mut s = 0;
     if men.any() {
         let p = &t.planes[ci];
         let rows = (men & p[0]).count()
             + 2 * (men & p[1]).count()
             + 4 * (men & p[2]).count()
             + 8 * (men & p[3]).count();
-        s += w.tempo * rows as i32;
-        s += w.back_rank * (men & t.back[ci]).count() as i32;
-        s += w.centre_man * (men & t.centre).count() as i32;
-        s += w.edge_man * (men & t.side_files).count() as i32;
+        sink.add(Term::tempo, sign * rows as i32);
+        sink.add(Term::back_rank, sign * (men & t.back[ci]).count() as i32);
+        sink.add(Term::centre_man, sign * (men & t.centre).count() as i32);
+        sink.add(Term::edge_man, sign * (men & t.side_files).count() as i32);
 
         let [d1, d2] = forward(c);
         let steps1 = shifted::<R>(men, d1) & empty;
         let steps2 = shifted::<R>(men, d2) & empty;
-        s += w.man_mobility * (steps1.count() + steps2.count()) as i32;
+        sink.add(
+            Term::man_mobility,
+            sign * (steps1.count() + steps2.count()) as i32,
+        );
         let movers = shifted::<R>(steps1, reverse(d1)) | shifted::<R>(steps2, reverse(d2));
-        s += w.man_blocked * (men & !movers).count() as i32;
+        sink.add(Term::man_blocked, sign * (men & !movers).count() as i32);
 
         // Backed by men on both squares behind it.
         let backed = men & shifted::<R>(men, d1) & shifted::<R>(men, d2);
-        s += w.outpost * (backed & t.far_half[ci]).count() as i32;
+        sink.add(
+            Term::outpost,
+            sign * (backed & t.far_half[ci]).count() as i32,
+        );
 
         let wings = (men & t.left).count() as i32 - (men & t.right).count() as i32;
-        s += w.balance * wings.abs();
+        sink.add(Term::balance, sign * wings.abs());
 
         for sq in (men & t.runaway_zone[ci]).squares() {
             if (t.cone[ci][sq as usize] & occ).is_empty() {
-                s += w.runaway - w.runaway_row * t.rows_left[ci][sq as usize] as i32;
+                sink.add(Term::runaway, sign);
+                sink.add(
+                    Term::runaway_row,
+                    -sign * t.rows_left[ci][sq as usize] as i32,
+                );
             }
         }
+        sink.squares(false, c, men, phase, sign);
     }
     if kings.any() {
-        s += w.centre_king * (kings & t.centre).count() as i32;
-        s += w.king_edge * (kings & t.rim).count() as i32;
-        s += w.king_main_diagonal * (kings & t.long_diagonal).count() as i32;
+        sink.add(Term::centre_king, sign * (kings & t.centre).count() as i32);
+        sink.add(Term::king_edge, sign * (kings & t.rim).count() as i32);
+        sink.add(
+            Term::king_main_diagonal,
+            sign * (kings & t.long_diagonal).count() as i32,
+        );
+        let mut trapped = 0;
+        let mut mobility = 0;
         for k in kings.squares() {
             let moves = if R::FLYING_KINGS {
                 (0..4).map(|d| reach::<R>(d, k, occ).count()).sum::<u32>()
@@ -135,13 +241,70 @@ fn side_terms<R: Rules>(
                     .map(|d| (shifted::<R>(R::B::bit(k), d) & empty).count())
                     .sum::<u32>()
             };
-            if moves == 0 {
-                s += w.king_trapped;
-            }
-            s += w.king_mobility * (moves as i32).min(w.king_mobility_cap);
+            trapped += (moves == 0) as i32;
+            mobility += (moves as i32).min(t.w.king_mobility_cap);
         }
+        sink.add(Term::king_trapped, sign * trapped);
+        sink.add(Term::king_mobility, sign * mobility);
+        sink.squares(true, c, kings, phase, sign);
     }
-    s
+}
+
+/// Every term of `pos` into `sink`, from White's view; returns the ending class (whose
+/// scaling the caller applies).
+#[inline(always)]
+fn terms<R: Rules, S: Sink<R::B>>(
+    pos: &Position<R>,
+    t: &DiagonalTables<R::B>,
+    sink: &mut S,
+) -> Ending {
+    let w = &t.w;
+    let (white, black, kings) = (pos.white(), pos.black(), pos.kings());
+    let occ = white | black;
+    let empty = mask::<R>() & !occ;
+    let (wm, wk, bm, bk) = (white & !kings, white & kings, black & !kings, black & kings);
+    let m = Material {
+        men: [wm.count(), bm.count()],
+        kings: [wk.count(), bk.count()],
+    };
+    let men = m.men[0] as i32 - m.men[1] as i32;
+    let kings_up = m.kings[0] as i32 - m.kings[1] as i32;
+    sink.add(Term::man, men);
+    sink.add(Term::king, kings_up);
+    let material = w.man * men + w.king * kings_up;
+    let pieces = occ.count() as i32;
+    let phase = pieces.min(t.start_pieces);
+    side_terms::<R, S>(t, sink, Color::White, 1, wm, wk, occ, empty, phase);
+    side_terms::<R, S>(t, sink, Color::Black, -1, bm, bk, occ, empty, phase);
+
+    if R::GOAL != Goal::Normal {
+        return Ending::Normal;
+    }
+    let ending = endgame::classify(&m, R::FLYING_KINGS, |lone| {
+        let k = if lone == Color::White { wk } else { bk };
+        (k & t.long_diagonal).any()
+    });
+    if let Ending::Chase(strong) = ending {
+        let (hunters, prey) = if strong == Color::White {
+            (wk, bk)
+        } else {
+            (bk, wk)
+        };
+        let target = t.coords[prey.lsb() as usize];
+        let gap: i32 = hunters
+            .squares()
+            .map(|h| distance(t.coords[h as usize], target))
+            .sum();
+        let sign = if strong == Color::White { 1 } else { -1 };
+        sink.add(Term::king_chase, sign * gap);
+    }
+    if material.abs() >= w.man.abs() {
+        // Trading pieces when ahead brings the win closer. Who is ahead is decided with
+        // the current man and king values (the tuner keeps that choice).
+        let gone = t.start_pieces - pieces;
+        sink.add_fine(Term::trade_ahead, material.signum() * gone);
+    }
+    ending
 }
 
 impl<R: Rules> Evaluate for Position<R> {
@@ -150,8 +313,17 @@ impl<R: Rules> Evaluate for Position<R> {
     fn build_tables(w: &Weights) -> DiagonalTables<R::B> {
         let width = R::GEO.width;
         let zero = R::B::ZERO;
+        let squares = R::GEO.squares as usize;
+        assert_eq!(w.squares(), squares, "weights for another board size");
+        let mut wv = [0; SCALARS];
+        wv.copy_from_slice(&w.scalars());
         let mut t = DiagonalTables {
             w: w.clone(),
+            wv,
+            pst: [[[(0, 0); 128]; 2]; 2],
+            has_tables: w.has_square_tables(),
+            own_index: [[0; 128]; 2],
+            squares,
             planes: [[zero; 4]; 2],
             back: [zero; 2],
             far_half: [zero; 2],
@@ -177,6 +349,16 @@ impl<R: Rules> Evaluate for Position<R> {
             let bit = R::B::bit(b);
             let (file, rank) = Self::coords(b);
             t.coords[b as usize] = (file as u8, rank as u8);
+            // White sees the board as numbered; Black sees it turned half a circle.
+            let number = Self::square_of_bit(b) as usize;
+            for (ci, own) in [number - 1, squares - number].into_iter().enumerate() {
+                t.own_index[ci][b as usize] = own as u8;
+                for king in [false, true] {
+                    let k = 2 * king as usize;
+                    let [open, end] = [w.tables()[k], w.tables()[k + 1]];
+                    t.pst[king as usize][ci][b as usize] = (open[own], end[own]);
+                }
+            }
             for c in [Color::White, Color::Black] {
                 let ci = c as usize;
                 let r = row(c, rank);
@@ -228,51 +410,38 @@ impl<R: Rules> Evaluate for Position<R> {
 
     #[inline]
     fn evaluate(&self, t: &DiagonalTables<R::B>) -> i32 {
-        let w = &t.w;
-        let (white, black, kings) = (self.white(), self.black(), self.kings());
-        let occ = white | black;
-        let empty = mask::<R>() & !occ;
-        let (wm, wk, bm, bk) = (white & !kings, white & kings, black & !kings, black & kings);
-        let m = Material {
-            men: [wm.count(), bm.count()],
-            kings: [wk.count(), bk.count()],
+        let mut sink = Score {
+            t,
+            coarse: 0,
+            fine: 0,
         };
-        let mut score = w.man * (m.men[0] as i32 - m.men[1] as i32)
-            + w.king * (m.kings[0] as i32 - m.kings[1] as i32);
-        let material = score;
-        score += side_terms::<R>(t, Color::White, wm, wk, occ, empty)
-            - side_terms::<R>(t, Color::Black, bm, bk, occ, empty);
-
+        let ending = terms(self, t, &mut sink);
+        let mut score = sink.coarse + sink.fine / t.start_pieces;
         if R::GOAL == Goal::Normal {
-            let ending = endgame::classify(&m, R::FLYING_KINGS, |lone| {
-                let k = if lone == Color::White { wk } else { bk };
-                (k & t.long_diagonal).any()
-            });
-            if let Ending::Chase(strong) = ending {
-                let (hunters, prey) = if strong == Color::White {
-                    (wk, bk)
-                } else {
-                    (bk, wk)
-                };
-                let target = t.coords[prey.lsb() as usize];
-                let gap: i32 = hunters
-                    .squares()
-                    .map(|h| distance(t.coords[h as usize], target))
-                    .sum();
-                let sign = if strong == Color::White { 1 } else { -1 };
-                score += sign * w.king_chase * gap;
-            }
-            if material.abs() >= w.man.abs() {
-                // Trading pieces when ahead brings the win closer.
-                let gone = t.start_pieces - occ.count() as i32;
-                score += material.signum() * w.trade_ahead * gone / t.start_pieces;
-            }
-            score = endgame::scale(score, ending, w);
+            score = endgame::scale(score, ending, &t.w);
         }
         if self.side() == Color::White {
             score
         } else {
             -score
         }
+    }
+
+    fn trace(&self, t: &DiagonalTables<R::B>) -> Option<Features> {
+        let n = Weights::NAMES.len() + TABLES.len() * t.squares;
+        let mut sink = Tracer {
+            t,
+            f: Features::new(n, t.start_pieces),
+        };
+        let ending = terms(self, t, &mut sink);
+        let mut f = sink.f;
+        f.linear = R::GOAL != Goal::Normal
+            || match ending {
+                Ending::Normal | Ending::Chase(_) => true,
+                Ending::Drawn => false,
+                Ending::Drawish => t.w.drawish_scale_pct == 100,
+                Ending::ThreeVsOne => t.w.three_vs_one_scale_pct == 100,
+            };
+        Some(f)
     }
 }

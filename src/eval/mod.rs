@@ -11,7 +11,7 @@ pub mod endgame;
 pub mod orthogonal;
 pub mod weights;
 
-pub use weights::Weights;
+pub use weights::{Term, Weights};
 
 use crate::rules::Board;
 
@@ -22,6 +22,66 @@ pub trait Evaluate: Board {
     fn build_tables(w: &Weights) -> Self::Tables;
     /// The score of `self` for the side to move, in centi-men.
     fn evaluate(&self, t: &Self::Tables) -> i32;
+    /// The evaluation as features of the weights (for tuning), if this family has it.
+    fn trace(&self, _t: &Self::Tables) -> Option<Features> {
+        None
+    }
+}
+
+/// The evaluation of one position as a linear function of the weights, from White's
+/// view: `coarse · params + (fine · params) / denom` (Rust's integer division) equals the
+/// white-relative evaluation whenever `linear` holds. Indices follow
+/// [`Weights::params`]. Weights that enter non-linearly (`king_mobility_cap`, the
+/// `*_pct` scalings) have no feature; `linear` is false when such a scaling changed the
+/// score (drawish endings), and then the dot product is the score before scaling.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Features {
+    /// Counts in whole units per parameter.
+    pub coarse: Vec<i32>,
+    /// Counts in units of `1/denom` per parameter (the tapered tables, `trade_ahead`).
+    pub fine: Vec<i32>,
+    pub denom: i32,
+    pub linear: bool,
+}
+
+impl Features {
+    /// Zero counts for `n` parameters.
+    pub fn new(n: usize, denom: i32) -> Features {
+        Features {
+            coarse: vec![0; n],
+            fine: vec![0; n],
+            denom,
+            linear: true,
+        }
+    }
+
+    /// The evaluation these features give with `params` (white's view, before scaling).
+    pub fn dot(&self, params: &[i32]) -> i32 {
+        let c: i64 = self
+            .coarse
+            .iter()
+            .zip(params)
+            .map(|(&a, &b)| a as i64 * b as i64)
+            .sum();
+        let f: i64 = self
+            .fine
+            .iter()
+            .zip(params)
+            .map(|(&a, &b)| a as i64 * b as i64)
+            .sum();
+        (c + f / self.denom as i64) as i32
+    }
+
+    /// The non-zero features as (parameter, value) with value = coarse + fine / denom.
+    pub fn sparse(&self) -> Vec<(u32, f32)> {
+        self.coarse
+            .iter()
+            .zip(&self.fine)
+            .enumerate()
+            .filter(|(_, (c, f))| **c != 0 || **f != 0)
+            .map(|(i, (&c, &f))| (i as u32, c as f32 + f as f32 / self.denom as f32))
+            .collect()
+    }
 }
 
 /// The evaluation of one variant, ready to use.
@@ -42,6 +102,10 @@ impl<P: Evaluate> Evaluator<P> {
     #[inline(always)]
     pub fn evaluate(&self, pos: &P) -> i32 {
         pos.evaluate(&self.tables)
+    }
+    /// `pos`'s features (see [`Features`]), if the variant's evaluation is traceable.
+    pub fn trace(&self, pos: &P) -> Option<Features> {
+        pos.trace(&self.tables)
     }
 }
 

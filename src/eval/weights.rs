@@ -5,14 +5,32 @@ use crate::rules::Variant;
 
 macro_rules! weights {
     ($($(#[$doc:meta])* $name:ident,)*) => {
-        /// Every weight the evaluation reads (see `tuning/README.md` for units).
+        /// Every weight the evaluation reads (see `tuning/README.md` for units): the named
+        /// scalars, then the per-square tables (one value per playable square).
         #[derive(Clone, Debug, PartialEq, Eq)]
         pub struct Weights {
             $($(#[$doc])* pub $name: i32,)*
+            /// Per man on each square, counted from its own side's view, with the board
+            /// full (tapered towards `man_square_endgame` as pieces come off).
+            pub man_square_opening: Vec<i32>,
+            /// Per man on each square with the board empty.
+            pub man_square_endgame: Vec<i32>,
+            /// Per king on each square, board full.
+            pub king_square_opening: Vec<i32>,
+            /// Per king on each square, board empty.
+            pub king_square_endgame: Vec<i32>,
+        }
+
+        /// The scalar weights by position, for evaluations that index them (`Term::tempo as
+        /// usize` is the index of `tempo` in [`Weights::NAMES`] and [`Weights::params`]).
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Term {
+            $($name,)*
         }
 
         impl Weights {
-            /// The names a weights file must define, each exactly once.
+            /// The scalar names a weights file must define, each exactly once.
             pub const NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
 
             fn slot(&mut self, name: &str) -> Option<&mut i32> {
@@ -22,8 +40,20 @@ macro_rules! weights {
                 }
             }
 
-            fn zero() -> Self {
-                Weights { $($name: 0,)* }
+            /// The scalar weights in [`Weights::NAMES`] order.
+            pub fn scalars(&self) -> Vec<i32> {
+                vec![$(self.$name),*]
+            }
+
+            /// All zero, with tables of `squares` entries.
+            pub fn zero(squares: usize) -> Self {
+                Weights {
+                    $($name: 0,)*
+                    man_square_opening: vec![0; squares],
+                    man_square_endgame: vec![0; squares],
+                    king_square_opening: vec![0; squares],
+                    king_square_endgame: vec![0; squares],
+                }
             }
         }
     };
@@ -76,10 +106,20 @@ weights! {
     three_vs_one_scale_pct,
 }
 
+/// The per-square tables, in the order of [`Weights::params`].
+pub const TABLES: [&str; 4] = [
+    "man_square_opening",
+    "man_square_endgame",
+    "king_square_opening",
+    "king_square_endgame",
+];
+
 impl Weights {
-    /// Parse a weights file; the error names the line and what is wrong with it.
-    pub fn parse(text: &str) -> Result<Weights, String> {
-        let mut w = Weights::zero();
+    /// Parse a weights file for a board of `squares` playable squares; the error names
+    /// the line and what is wrong with it. Every scalar must be given exactly once; the
+    /// tables may be left out (all zero) but, when given, hold exactly `squares` integers.
+    pub fn parse(text: &str, squares: usize) -> Result<Weights, String> {
+        let mut w = Weights::zero(squares);
         let mut seen: Vec<&str> = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
@@ -87,22 +127,46 @@ impl Weights {
                 continue;
             }
             let mut parts = line.split_whitespace();
-            let (Some(name), Some(value), None) = (parts.next(), parts.next(), parts.next()) else {
+            let name = parts.next().unwrap_or("");
+            let values: Vec<&str> = parts.collect();
+            if values.is_empty() {
                 return Err(format!(
                     "line {}: expected 'name value', found '{line}'",
                     i + 1
                 ));
-            };
-            let value: i32 = value
-                .parse()
-                .map_err(|_| format!("line {}: '{value}' is not an integer", i + 1))?;
+            }
+            let mut numbers = Vec::with_capacity(values.len());
+            for v in &values {
+                numbers.push(
+                    v.parse::<i32>()
+                        .map_err(|_| format!("line {}: '{v}' is not an integer", i + 1))?,
+                );
+            }
             if seen.contains(&name) {
                 return Err(format!("line {}: '{name}' is given twice", i + 1));
             }
-            let slot = w
-                .slot(name)
-                .ok_or_else(|| format!("line {}: unknown weight '{name}'", i + 1))?;
-            *slot = value;
+            if let Some(table) = w.table_mut(name) {
+                if numbers.len() != squares {
+                    return Err(format!(
+                        "line {}: '{name}' needs {squares} values (one per square), found {}",
+                        i + 1,
+                        numbers.len()
+                    ));
+                }
+                *table = numbers;
+            } else {
+                let slot = w
+                    .slot(name)
+                    .ok_or_else(|| format!("line {}: unknown weight '{name}'", i + 1))?;
+                if numbers.len() != 1 {
+                    return Err(format!(
+                        "line {}: '{name}' takes one value, found {}",
+                        i + 1,
+                        numbers.len()
+                    ));
+                }
+                *slot = numbers[0];
+            }
             seen.push(name);
         }
         let missing: Vec<&str> = Weights::NAMES
@@ -116,12 +180,106 @@ impl Weights {
         Ok(w)
     }
 
+    fn table_mut(&mut self, name: &str) -> Option<&mut Vec<i32>> {
+        match name {
+            "man_square_opening" => Some(&mut self.man_square_opening),
+            "man_square_endgame" => Some(&mut self.man_square_endgame),
+            "king_square_opening" => Some(&mut self.king_square_opening),
+            "king_square_endgame" => Some(&mut self.king_square_endgame),
+            _ => None,
+        }
+    }
+
+    /// The tables in [`TABLES`] order.
+    pub fn tables(&self) -> [&[i32]; 4] {
+        [
+            &self.man_square_opening,
+            &self.man_square_endgame,
+            &self.king_square_opening,
+            &self.king_square_endgame,
+        ]
+    }
+
+    /// Playable squares of the tables.
+    pub fn squares(&self) -> usize {
+        self.man_square_opening.len()
+    }
+
+    /// Whether any table entry is non-zero.
+    pub fn has_square_tables(&self) -> bool {
+        self.tables().iter().any(|t| t.iter().any(|&v| v != 0))
+    }
+
+    /// Every weight as one vector: the scalars in [`Weights::NAMES`] order, then the four
+    /// tables in [`TABLES`] order (the layout of the evaluation's features).
+    pub fn params(&self) -> Vec<i32> {
+        let mut v = self.scalars();
+        for t in self.tables() {
+            v.extend_from_slice(t);
+        }
+        v
+    }
+
+    /// The inverse of [`Weights::params`].
+    pub fn set_params(&mut self, v: &[i32]) {
+        let n = self.squares();
+        assert_eq!(v.len(), Weights::NAMES.len() + 4 * n, "parameter count");
+        for (i, name) in Weights::NAMES.iter().enumerate() {
+            *self.slot(name).expect("a known name") = v[i];
+        }
+        let mut at = Weights::NAMES.len();
+        for name in TABLES {
+            let t = self.table_mut(name).expect("a known table");
+            t.copy_from_slice(&v[at..at + n]);
+            at += n;
+        }
+    }
+
+    /// The name of parameter `i` of [`Weights::params`]: `tempo`, `man_square_opening[5]`
+    /// (squares numbered from 1).
+    pub fn param_name(&self, i: usize) -> String {
+        let ns = Weights::NAMES.len();
+        if i < ns {
+            return Weights::NAMES[i].to_string();
+        }
+        let n = self.squares();
+        format!("{}[{}]", TABLES[(i - ns) / n], (i - ns) % n + 1)
+    }
+
+    /// The file text (the format [`Weights::parse`] reads), after `header` comment lines.
+    pub fn to_text(&self, header: &[String]) -> String {
+        let mut out = String::new();
+        for h in header {
+            out.push_str(&format!("# {h}\n"));
+        }
+        out.push('\n');
+        for (name, v) in Weights::NAMES.iter().zip(self.scalars()) {
+            out.push_str(&format!("{name:<22} {v}\n"));
+        }
+        // One line per table; a wider gap between board rows keeps it readable.
+        let per_row = (((2 * self.squares()) as f64).sqrt() as usize / 2).max(1);
+        out.push_str(
+            "\n# Per-square tables, from each side's own view: the first value is the far\n",
+        );
+        out.push_str("# left square of the opponent's back row, the last the near right one.\n");
+        for (name, t) in TABLES.iter().zip(self.tables()) {
+            out.push_str(name);
+            for (k, v) in t.iter().enumerate() {
+                out.push_str(if k % per_row == 0 { "   " } else { " " });
+                out.push_str(&format!("{v:>3}"));
+            }
+            out.push('\n');
+        }
+        out
+    }
+
     /// The weights built into the binary for `variant`.
     pub fn embedded(variant: Variant) -> Weights {
         let (file, text) = embedded_text(variant);
         // The files are part of the source tree and checked by the tests below, so a
         // failure here is a build defect, not a user error.
-        Weights::parse(text).unwrap_or_else(|e| panic!("tuning/weights/{file}: {e}"))
+        Weights::parse(text, variant.squares() as usize)
+            .unwrap_or_else(|e| panic!("tuning/weights/{file}: {e}"))
     }
 }
 
@@ -164,7 +322,8 @@ mod tests {
     fn every_embedded_file_parses() {
         for v in ALL_VARIANTS {
             let (file, text) = embedded_text(v);
-            let w = Weights::parse(text).unwrap_or_else(|e| panic!("{file}: {e}"));
+            let w = Weights::parse(text, v.squares() as usize)
+                .unwrap_or_else(|e| panic!("{file}: {e}"));
             assert_ne!(w.man, 0, "{file}: a man must be worth something");
         }
     }
@@ -172,14 +331,54 @@ mod tests {
     #[test]
     fn bad_files_are_rejected_with_the_line() {
         let full: String = Weights::NAMES.iter().map(|n| format!("{n} 1\n")).collect();
-        assert!(Weights::parse(&full).is_ok());
-        let e = Weights::parse(&format!("{full}man 2\n")).unwrap_err();
+        assert!(Weights::parse(&full, 32).is_ok());
+        let e = Weights::parse(&format!("{full}man 2\n"), 32).unwrap_err();
         assert!(e.contains("twice"), "{e}");
-        let e = Weights::parse(&format!("{full}bishop 3\n")).unwrap_err();
+        let e = Weights::parse(&format!("{full}bishop 3\n"), 32).unwrap_err();
         assert!(e.contains("unknown weight 'bishop'"), "{e}");
-        let e = Weights::parse("man x").unwrap_err();
+        let e = Weights::parse("man x", 32).unwrap_err();
         assert!(e.starts_with("line 1"), "{e}");
-        let e = Weights::parse("man 100 # only this").unwrap_err();
+        let e = Weights::parse("man 100 # only this", 32).unwrap_err();
         assert!(e.contains("missing weights: king"), "{e}");
+        let e = Weights::parse("man 100 3", 32).unwrap_err();
+        assert!(e.contains("line 1: 'man' takes one value, found 2"), "{e}");
+    }
+
+    #[test]
+    fn square_tables_parse_and_round_trip() {
+        let full: String = Weights::NAMES.iter().map(|n| format!("{n} 1\n")).collect();
+        let row: Vec<String> = (1..=32).map(|i| (i - 16).to_string()).collect();
+        let text = format!("{full}man_square_opening {}\n", row.join(" "));
+        let w = Weights::parse(&text, 32).unwrap();
+        assert_eq!(w.man_square_opening[0], -15);
+        assert_eq!(w.man_square_opening[31], 16);
+        // Tables left out are zero.
+        assert_eq!(w.king_square_endgame, vec![0; 32]);
+        let again = Weights::parse(&w.to_text(&["a header".into()]), 32).unwrap();
+        assert_eq!(again, w);
+        let mut p = w.params();
+        p[Weights::NAMES.len() + 32 + 4] = 77;
+        let mut w2 = w.clone();
+        w2.set_params(&p);
+        assert_eq!(w2.man_square_endgame[4], 77);
+        assert_eq!(
+            w2.param_name(Weights::NAMES.len() + 32 + 4),
+            "man_square_endgame[5]"
+        );
+
+        let short = format!("{full}king_square_opening 1 2 3\n");
+        let e = Weights::parse(&short, 32).unwrap_err();
+        let line = Weights::NAMES.len() + 1;
+        assert!(
+            e.contains(&format!(
+                "line {line}: 'king_square_opening' needs 32 values"
+            )),
+            "{e}"
+        );
+        let twice = format!("{text}man_square_opening {}\n", row.join(" "));
+        let e = Weights::parse(&twice, 32).unwrap_err();
+        assert!(e.contains("'man_square_opening' is given twice"), "{e}");
+        let e = Weights::parse(&format!("{full}man_square_opening 1 x\n"), 32).unwrap_err();
+        assert!(e.contains("'x' is not an integer"), "{e}");
     }
 }

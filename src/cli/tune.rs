@@ -1,0 +1,696 @@
+//! `tammi tune`: the evaluation's training pipeline.
+//!
+//! - `tune games`: self-play games with the engine at a small fixed budget; every quiet
+//!   position (no capture for either side) is written with the game's result.
+//! - `tune fit`: the evaluation's features of those positions (see
+//!   [`crate::eval::Features`]), a logistic model `sigmoid(K · eval / 100)` of the
+//!   results, `K` fitted first on the starting weights, then Adam on the weights; writes
+//!   a complete weights file.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+
+use super::rules_tools::parse_variant;
+use crate::eval::{Evaluate, Evaluator, Weights};
+use crate::matches::openings::english_ballots;
+use crate::notation::{format_hub_move, parse_move, parse_position, write_fen};
+use crate::rules::{Board, Color, Notation, Outcome, Variant, outcome};
+use crate::search::engine::Engine;
+use crate::search::game::{Counters, drawn_by_counters, repeated};
+use crate::search::limits::{EngineOptions, Limits};
+use crate::with_board;
+
+const GAMES_HELP: &str = "\
+Games start from the english ACF three-move ballots (other variants: the start position),
+then --random-plies uniformly random legal moves, then the engine plays both sides with
+a fixed budget per move (--nodes, or --depth) and a fresh hash table per game. Games end
+by the rules: no legal move, threefold repetition, the variant's draw counters, or
+--max-plies (a draw).
+
+Output: '# ...' header lines, then one line per quiet position (neither side has a
+capture) after the random plies: the position as a PDN FEN and the game's result from
+White's view (1, 0.5 or 0), e.g. 'B:W18,21-32:B1-12,14 0.5'. Game i uses the seed
+(--seed, i), and lines are written in game order, so the file depends only on the flags.
+Progress (games, positions, games per second) goes to standard error.";
+
+const FIT_HELP: &str = "\
+Reads the files of 'tune games' ('FEN RESULT' lines; '#' lines are comments), computes
+each position's features once with --base (default: the built-in weights), skips the
+positions whose score the evaluation scales non-linearly (drawish endings), and keeps
+every 10th block of 100 positions apart for validation.
+
+The model is P(White wins) = sigmoid(K * eval / 100), eval being the white-relative
+evaluation; the loss is the cross-entropy against the results (0.5 for a draw). K is
+fitted first with the base weights, then Adam adjusts every weight except 'man' (the
+unit, fixed) and the non-linear ones (king_mobility_cap, *_pct), with an L2 penalty
+(--l2) on the table entries. The loss (without the penalty) is printed per epoch
+(training and validation); the rounded weights are written with a header saying
+how they were produced.";
+
+#[derive(Args, Debug)]
+pub struct TuneArgs {
+    #[command(subcommand)]
+    pub command: TuneCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TuneCommand {
+    /// Play self-play games and write their quiet positions with the results.
+    Games(GamesArgs),
+    /// Fit the evaluation weights to game results and write a weights file.
+    Fit(FitArgs),
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = GAMES_HELP)]
+pub struct GamesArgs {
+    #[arg(long, short, default_value = "english", value_parser = parse_variant)]
+    pub variant: Variant,
+    /// Games to play.
+    #[arg(long, default_value_t = 1000)]
+    pub games: usize,
+    /// Output file.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Nodes per move (the default budget).
+    #[arg(long, conflicts_with = "depth")]
+    pub nodes: Option<u64>,
+    /// Depth per move instead of nodes.
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// Games played at once (one engine each).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Random legal moves after the opening.
+    #[arg(long, default_value_t = 4)]
+    pub random_plies: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// A game still going after this many plies is a draw.
+    #[arg(long, default_value_t = 300)]
+    pub max_plies: usize,
+    /// Hash table per engine, MiB.
+    #[arg(long, default_value_t = 16)]
+    pub hash: usize,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = FIT_HELP)]
+pub struct FitArgs {
+    #[arg(long, short, default_value = "english", value_parser = parse_variant)]
+    pub variant: Variant,
+    /// Data files written by 'tune games'.
+    #[arg(long, num_args = 1.., required = true)]
+    pub data: Vec<PathBuf>,
+    /// The weights file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Full passes of Adam over the training positions.
+    #[arg(long, default_value_t = 300)]
+    pub epochs: usize,
+    /// Adam's step size, in centi-men.
+    #[arg(long, default_value_t = 1.0)]
+    pub lr: f64,
+    /// L2 penalty on the per-square table entries (pulls rare squares to 0 and leaves
+    /// what the scalar terms can say to them).
+    #[arg(long, default_value_t = 3e-7)]
+    pub l2: f64,
+    /// Starting weights file (default: the built-in weights of the variant).
+    #[arg(long)]
+    pub base: Option<PathBuf>,
+    /// Print the loss every this many epochs (and at the last).
+    #[arg(long, default_value_t = 10)]
+    pub report_every: usize,
+}
+
+pub fn run(args: &TuneArgs) -> Result<i32> {
+    match &args.command {
+        TuneCommand::Games(a) => run_games(a),
+        TuneCommand::Fit(a) => run_fit(a),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Games.
+
+/// splitmix64: a seed per game from (seed, game).
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = mix(self.0);
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// One finished game: its quiet positions (FEN) and White's score.
+struct GameData {
+    fens: Vec<String>,
+    result: f64,
+}
+
+pub fn run_games(a: &GamesArgs) -> Result<i32> {
+    if a.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    if !(1..=EngineOptions::MAX_THREADS).contains(&a.threads) {
+        bail!(
+            "--threads must be between 1 and {}",
+            EngineOptions::MAX_THREADS
+        );
+    }
+    if a.nodes == Some(0) || a.depth == Some(0) {
+        bail!("--nodes and --depth must be at least 1");
+    }
+    let limits = match (a.nodes, a.depth) {
+        (_, Some(d)) => Limits::depth(d),
+        (n, None) => Limits::nodes(n.unwrap_or(4000)),
+    };
+    let budget = match (a.nodes, a.depth) {
+        (_, Some(d)) => format!("depth {d}"),
+        (n, None) => format!("nodes {}", n.unwrap_or(4000)),
+    };
+    let openings: Vec<(String, Vec<String>)> = if a.variant == Variant::English {
+        english_ballots()
+            .into_iter()
+            .map(|o| (o.start, o.moves))
+            .collect()
+    } else {
+        vec![("start".to_string(), Vec::new())]
+    };
+    let file = std::fs::File::create(&a.out)
+        .with_context(|| format!("cannot create {}", a.out.display()))?;
+    let mut out = BufWriter::new(file);
+    writeln!(
+        out,
+        "# tammi tune games: variant {}, {} games, {budget} per move, {} random plies, seed {}, max {} plies",
+        a.variant, a.games, a.random_plies, a.seed, a.max_plies
+    )?;
+
+    let next = AtomicUsize::new(0);
+    // Finished games waiting to be written in order, the next index to write, totals.
+    struct Shared<W> {
+        pending: BTreeMap<usize, GameData>,
+        written: usize,
+        positions: usize,
+        score: [usize; 3],
+        out: W,
+        error: Option<std::io::Error>,
+    }
+    let shared = Mutex::new(Shared {
+        pending: BTreeMap::new(),
+        written: 0,
+        positions: 0,
+        score: [0; 3],
+        out,
+        error: None,
+    });
+    let start = Instant::now();
+    let mut last_report = Instant::now();
+    let progress = |s: &Shared<BufWriter<std::fs::File>>, done: bool| {
+        let secs = start.elapsed().as_secs_f64().max(1e-3);
+        use std::io::IsTerminal;
+        let tty = std::io::stderr().is_terminal();
+        if !tty && done {
+            return;
+        }
+        eprint!(
+            "{}games {}/{}  positions {}  {:.1} games/s  {:.0} s{}",
+            if tty { "\r" } else { "" },
+            s.written,
+            a.games,
+            s.positions,
+            s.written as f64 / secs,
+            secs,
+            if done || !tty { "\n" } else { "" }
+        );
+    };
+    let failure: Mutex<Option<String>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..a.threads {
+            scope.spawn(|| {
+                let options = EngineOptions {
+                    threads: 1,
+                    hash_mb: a.hash,
+                    ..EngineOptions::default()
+                };
+                let mut engine = match Engine::new(options) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        *failure.lock().unwrap() = Some(e);
+                        return;
+                    }
+                };
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= a.games || failure.lock().unwrap().is_some() {
+                        return;
+                    }
+                    let mut rng = Rng(mix(a.seed ^ mix(i as u64)));
+                    let (start_fen, moves) = &openings[rng.below(openings.len())];
+                    let game = with_board!(a.variant, P => play_game::<P>(
+                        &mut engine, &limits, start_fen, moves, &mut rng, a
+                    ));
+                    let game = match game {
+                        Ok(g) => g,
+                        Err(e) => {
+                            *failure.lock().unwrap() = Some(format!("game {}: {e}", i + 1));
+                            return;
+                        }
+                    };
+                    let mut s = shared.lock().unwrap();
+                    s.pending.insert(i, game);
+                    loop {
+                        let at = s.written;
+                        let Some(g) = s.pending.remove(&at) else {
+                            break;
+                        };
+                        let result = if g.result == 1.0 {
+                            "1"
+                        } else if g.result == 0.0 {
+                            "0"
+                        } else {
+                            "0.5"
+                        };
+                        s.score[(g.result * 2.0) as usize] += 1;
+                        s.positions += g.fens.len();
+                        s.written += 1;
+                        for f in &g.fens {
+                            if let Err(e) = writeln!(s.out, "{f} {result}") {
+                                s.error.get_or_insert(e);
+                            }
+                        }
+                    }
+                }
+            });
+        }
+        // Progress from this thread while the workers play.
+        loop {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            let s = shared.lock().unwrap();
+            if s.written >= a.games || failure.lock().unwrap().is_some() {
+                break;
+            }
+            if last_report.elapsed().as_secs_f64() >= 2.0 {
+                progress(&s, false);
+                last_report = Instant::now();
+            }
+        }
+    });
+    if let Some(e) = failure.into_inner().unwrap() {
+        bail!("{e}");
+    }
+    let mut s = shared.into_inner().unwrap();
+    progress(&s, true);
+    let [losses, draws, wins] = s.score;
+    let line = format!(
+        "# games {} positions {} white +{wins} ={draws} -{losses}",
+        s.written, s.positions
+    );
+    writeln!(s.out, "{line}")?;
+    if let Some(e) = s.error.take() {
+        return Err(e).with_context(|| format!("writing {}", a.out.display()));
+    }
+    s.out
+        .flush()
+        .with_context(|| format!("writing {}", a.out.display()))?;
+    eprintln!("{}: {}", a.out.display(), &line[2..]);
+    Ok(0)
+}
+
+/// Whether the side to move in `pos` has a capture.
+fn has_capture<P: Board>(pos: &P, list: &mut Vec<crate::rules::Move<P::B>>) -> bool {
+    pos.generate(list);
+    list.first().is_some_and(|m| m.is_capture())
+}
+
+fn play_game<P: Board>(
+    engine: &mut Engine,
+    limits: &Limits,
+    start_fen: &str,
+    opening: &[String],
+    rng: &mut Rng,
+    a: &GamesArgs,
+) -> Result<GameData, String> {
+    let start: P = parse_position(start_fen).map_err(|e| e.to_string())?;
+    let rules = P::VARIANT.draw_rules();
+    let mut pos = start;
+    let mut counters = Counters::default();
+    let mut keys: Vec<u64> = Vec::new();
+    let mut moves: Vec<String> = Vec::new();
+    let mut legal = Vec::new();
+    let mut scratch = Vec::new();
+    let mut fens = Vec::new();
+    // The engine gets the position after the last capture or promotion and the moves
+    // since: its draw counters and repetition history come out the same as from the
+    // start, without replaying the whole game before every move.
+    let mut anchor = start_fen.to_string();
+    let mut since: Vec<String> = Vec::new();
+    engine.new_game();
+    let book = opening.len() + a.random_plies;
+    let result = loop {
+        pos.generate(&mut legal);
+        if let Some(o) = outcome(&pos, !legal.is_empty()) {
+            break match o {
+                Outcome::Win(Color::White) => 1.0,
+                Outcome::Win(Color::Black) => 0.0,
+                Outcome::Draw => 0.5,
+            };
+        }
+        if repeated(
+            &keys,
+            Board::hash(&pos),
+            counters,
+            keys.len(),
+            rules.repetitions,
+        ) || rules
+            .reversible_plies
+            .is_some_and(|n| counters.reversible >= n)
+            || drawn_by_counters(&pos, counters, &rules)
+            || moves.len() >= a.max_plies
+        {
+            break 0.5;
+        }
+        let ply = moves.len();
+        let mv = if ply < opening.len() {
+            parse_move(&pos, &opening[ply], &legal).map_err(|e| e.to_string())?
+        } else if ply < book {
+            legal[rng.below(legal.len())]
+        } else {
+            if !legal[0].is_capture() && !has_capture(&pos.pass(), &mut scratch) {
+                fens.push(write_fen(&pos, Notation::Numeric));
+            }
+            engine.set_position(P::VARIANT, &anchor, &since)?;
+            let done = engine.think(limits.clone(), |_| {});
+            let best = done.best.ok_or("the engine gave no move")?;
+            parse_move(&pos, &best, &legal).map_err(|e| format!("engine move {best}: {e}"))?
+        };
+        counters = counters.after(&pos, &mv);
+        if counters.reversible == 0 {
+            keys.clear();
+        } else {
+            keys.push(Board::hash(&pos));
+        }
+        moves.push(format_hub_move::<P>(&mv));
+        pos = pos.play(&mv);
+        if counters.material == 0 {
+            anchor = write_fen(&pos, Notation::Numeric);
+            since.clear();
+        } else {
+            since.push(format_hub_move::<P>(&mv));
+        }
+    };
+    Ok(GameData { fens, result })
+}
+
+// ---------------------------------------------------------------------------------------
+// Fit.
+
+/// Weights the fit leaves alone: the unit, and those that enter non-linearly.
+const FIXED: [&str; 4] = [
+    "man",
+    "king_mobility_cap",
+    "drawish_scale_pct",
+    "three_vs_one_scale_pct",
+];
+
+/// Positions as sparse feature rows.
+#[derive(Default)]
+pub struct Dataset {
+    start: Vec<usize>,
+    index: Vec<u32>,
+    value: Vec<f32>,
+    result: Vec<f32>,
+}
+
+impl Dataset {
+    fn len(&self) -> usize {
+        self.result.len()
+    }
+    fn push(&mut self, features: &[(u32, f32)], result: f32) {
+        if self.start.is_empty() {
+            self.start.push(0);
+        }
+        for &(i, v) in features {
+            self.index.push(i);
+            self.value.push(v);
+        }
+        self.start.push(self.index.len());
+        self.result.push(result);
+    }
+    fn row(&self, k: usize) -> (&[u32], &[f32]) {
+        let (a, b) = (self.start[k], self.start[k + 1]);
+        (&self.index[a..b], &self.value[a..b])
+    }
+    fn eval(&self, k: usize, w: &[f64]) -> f64 {
+        let (idx, val) = self.row(k);
+        idx.iter()
+            .zip(val)
+            .map(|(&i, &v)| w[i as usize] * v as f64)
+            .sum()
+    }
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Mean cross-entropy of the model with scale `k` and weights `w`.
+fn loss(d: &Dataset, w: &[f64], k: f64) -> f64 {
+    if d.len() == 0 {
+        return 0.0;
+    }
+    let eps = 1e-12;
+    let total: f64 = (0..d.len())
+        .map(|i| {
+            let p = sigmoid(k * d.eval(i, w) / 100.0).clamp(eps, 1.0 - eps);
+            let y = d.result[i] as f64;
+            -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
+        })
+        .sum();
+    total / d.len() as f64
+}
+
+/// The gradient of [`loss`] with respect to `w`.
+fn gradient(d: &Dataset, w: &[f64], k: f64) -> Vec<f64> {
+    let mut g = vec![0.0; w.len()];
+    for i in 0..d.len() {
+        let p = sigmoid(k * d.eval(i, w) / 100.0);
+        let e = (p - d.result[i] as f64) * k / 100.0;
+        let (idx, val) = d.row(i);
+        for (&j, &v) in idx.iter().zip(val) {
+            g[j as usize] += e * v as f64;
+        }
+    }
+    let n = d.len().max(1) as f64;
+    g.iter_mut().for_each(|x| *x /= n);
+    g
+}
+
+/// The `k` minimising the loss, by golden-section search on [0.01, 10].
+fn fit_k(d: &Dataset, w: &[f64]) -> f64 {
+    let (mut lo, mut hi) = (0.01f64, 10.0f64);
+    let phi = (5f64.sqrt() - 1.0) / 2.0;
+    for _ in 0..40 {
+        let a = hi - phi * (hi - lo);
+        let b = lo + phi * (hi - lo);
+        if loss(d, w, a) < loss(d, w, b) {
+            hi = b;
+        } else {
+            lo = a;
+        }
+    }
+    (lo + hi) / 2.0
+}
+
+/// Read the data files into training and validation sets, with the features of `eval`.
+fn load<P: Evaluate>(
+    files: &[PathBuf],
+    eval: &Evaluator<P>,
+) -> Result<(Dataset, Dataset, usize, usize, usize)> {
+    let (mut train, mut valid) = (Dataset::default(), Dataset::default());
+    let (mut skipped, mut games, mut seen) = (0usize, 0usize, 0usize);
+    for path in files {
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+            let line = line.with_context(|| format!("{}: line {}", path.display(), n + 1))?;
+            let text = line.trim();
+            if let Some(comment) = text.strip_prefix('#') {
+                let words: Vec<&str> = comment.split_whitespace().collect();
+                if words.first() == Some(&"games")
+                    && let Some(g) = words.get(1).and_then(|g| g.parse::<usize>().ok())
+                {
+                    games += g;
+                }
+                continue;
+            }
+            if text.is_empty() {
+                continue;
+            }
+            let at = || format!("{}: line {}", path.display(), n + 1);
+            let (fen, result) = parse_line(text).with_context(at)?;
+            let pos: P = parse_position(fen)
+                .map_err(|e| anyhow::anyhow!("invalid {} position '{fen}': {e}", P::VARIANT))
+                .with_context(at)?;
+            let f = eval
+                .trace(&pos)
+                .ok_or_else(|| anyhow::anyhow!("{} has no traceable evaluation", P::VARIANT))?;
+            if !f.linear {
+                skipped += 1;
+                continue;
+            }
+            let set = if (seen / 100) % 10 == 9 {
+                &mut valid
+            } else {
+                &mut train
+            };
+            set.push(&f.sparse(), result);
+            seen += 1;
+        }
+    }
+    Ok((train, valid, skipped, games, seen))
+}
+
+/// `FEN RESULT`: the result is 1, 0.5 or 0 (also 1-0, 1/2-1/2, 0-1).
+fn parse_line(text: &str) -> Result<(&str, f32)> {
+    let mut parts = text.split_whitespace();
+    let (Some(fen), Some(result), None) = (parts.next(), parts.next(), parts.next()) else {
+        bail!("expected 'FEN RESULT', found '{text}'");
+    };
+    let r = match result {
+        "1" | "1.0" | "1-0" => 1.0,
+        "0" | "0.0" | "0-1" => 0.0,
+        "0.5" | "1/2-1/2" => 0.5,
+        _ => bail!("result '{result}' is not 1, 0.5 or 0"),
+    };
+    Ok((fen, r))
+}
+
+pub fn run_fit(a: &FitArgs) -> Result<i32> {
+    if a.variant == Variant::Turkish {
+        bail!("tune fit works on the diagonal variants; turkish has no traceable evaluation");
+    }
+    let squares = a.variant.squares() as usize;
+    let (base, base_name) = match &a.base {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            let w = Weights::parse(&text, squares)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+            (w, p.display().to_string())
+        }
+        None => (
+            Weights::embedded(a.variant),
+            format!(
+                "built-in {}",
+                crate::eval::weights::embedded_text(a.variant).0
+            ),
+        ),
+    };
+    let started = Instant::now();
+    let (train, valid, skipped, games, seen) = with_board!(a.variant, P => {
+        load::<P>(&a.data, &Evaluator::<P>::with_weights(&base))?
+    });
+    if train.len() == 0 {
+        bail!("no usable position in the data");
+    }
+    eprintln!(
+        "{} positions ({} training, {} validation), {} skipped (scaled endings), features in {:.1} s",
+        seen,
+        train.len(),
+        valid.len(),
+        skipped,
+        started.elapsed().as_secs_f64()
+    );
+    let params = base.params();
+    let mut w: Vec<f64> = params.iter().map(|&v| v as f64).collect();
+    let free: Vec<bool> = (0..w.len())
+        .map(|i| !(i < Weights::NAMES.len() && FIXED.contains(&Weights::NAMES[i])))
+        .collect();
+    let k = fit_k(&train, &w);
+    let (train0, valid0) = (loss(&train, &w, k), loss(&valid, &w, k));
+    println!("K = {k:.4}");
+    println!("epoch 0: loss {train0:.6} (validation {valid0:.6})");
+
+    // Adam.
+    let (b1, b2, eps) = (0.9, 0.999, 1e-8);
+    let mut m = vec![0.0; w.len()];
+    let mut v = vec![0.0; w.len()];
+    for epoch in 1..=a.epochs {
+        let mut g = gradient(&train, &w, k);
+        for (j, gj) in g.iter_mut().enumerate().skip(Weights::NAMES.len()) {
+            *gj += a.l2 * w[j];
+        }
+        let t = epoch as i32;
+        for j in 0..w.len() {
+            if !free[j] {
+                continue;
+            }
+            m[j] = b1 * m[j] + (1.0 - b1) * g[j];
+            v[j] = b2 * v[j] + (1.0 - b2) * g[j] * g[j];
+            let mh = m[j] / (1.0 - b1.powi(t));
+            let vh = v[j] / (1.0 - b2.powi(t));
+            w[j] -= a.lr * mh / (vh.sqrt() + eps);
+        }
+        if epoch % a.report_every.max(1) == 0 || epoch == a.epochs {
+            println!(
+                "epoch {epoch}: loss {:.6} (validation {:.6})",
+                loss(&train, &w, k),
+                loss(&valid, &w, k)
+            );
+        }
+    }
+    let rounded: Vec<i32> = w.iter().map(|x| x.round() as i32).collect();
+    let wr: Vec<f64> = rounded.iter().map(|&x| x as f64).collect();
+    let (train1, valid1) = (loss(&train, &wr, k), loss(&valid, &wr, k));
+    println!("rounded: loss {train1:.6} (validation {valid1:.6})");
+    let mut out = base.clone();
+    out.set_params(&rounded);
+    let files: Vec<String> = a.data.iter().map(|p| p.display().to_string()).collect();
+    let header = vec![
+        format!("Evaluation weights: {} (trained).", a.variant),
+        format!(
+            "Produced by `tammi tune fit --variant {} --epochs {} --lr {} --l2 {}` from {}",
+            a.variant,
+            a.epochs,
+            a.lr,
+            a.l2,
+            files.join(" ")
+        ),
+        format!(
+            "({} games, {} positions: {} training, {} validation; {} skipped), starting from {}.",
+            games,
+            seen,
+            train.len(),
+            valid.len(),
+            skipped,
+            base_name
+        ),
+        format!(
+            "K = {k:.4}; cross-entropy loss {train0:.6} -> {train1:.6} (validation {valid0:.6} -> {valid1:.6})."
+        ),
+        "Units: centi-men (100 = one man) unless said otherwise; see tuning/README.md.".into(),
+    ];
+    write_weights(&a.out, &out.to_text(&header))?;
+    eprintln!("wrote {}", a.out.display());
+    Ok(0)
+}
+
+fn write_weights(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}

@@ -1,0 +1,94 @@
+//! The evaluation is a dot product: on thousands of positions, the features the tracer
+//! records, multiplied by the weights, give exactly the search's evaluation wherever the
+//! tracer says the score is linear.
+
+mod common;
+
+use common::{Rng, random_positions};
+use tammi::eval::{Evaluate, Evaluator, Weights};
+use tammi::rules::{Color, English, International, Position, Russian};
+
+/// Random weights (tables included); the non-linear ones keep their embedded values.
+fn random_weights(base: &Weights, rng: &mut Rng) -> Weights {
+    let fixed = [
+        "king_mobility_cap",
+        "drawish_scale_pct",
+        "three_vs_one_scale_pct",
+    ];
+    let mut p = base.params();
+    for (i, v) in p.iter_mut().enumerate() {
+        if i < Weights::NAMES.len() && fixed.contains(&Weights::NAMES[i]) {
+            continue;
+        }
+        *v = rng.below(201) as i32 - 100;
+    }
+    let mut w = base.clone();
+    w.set_params(&p);
+    w
+}
+
+fn check<P: Evaluate>(seed: u64, count: usize) -> usize {
+    let mut rng = Rng(seed);
+    let base = Weights::embedded(P::VARIANT);
+    let mut linear = 0;
+    for (k, w) in [
+        base.clone(),
+        random_weights(&base, &mut rng),
+        random_weights(&base, &mut rng),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let eval = Evaluator::<P>::with_weights(w);
+        let params = w.params();
+        for pos in random_positions::<P>(seed + k as u64, count) {
+            let f = eval
+                .trace(&pos)
+                .expect("diagonal evaluations are traceable");
+            assert_eq!(f.coarse.len(), params.len());
+            if !f.linear {
+                continue;
+            }
+            linear += 1;
+            let e = eval.evaluate(&pos);
+            let white = if pos.side() == Color::White { e } else { -e };
+            assert_eq!(
+                f.dot(&params),
+                white,
+                "{}: weights set {k}, {:?}",
+                P::VARIANT,
+                tammi::notation::write_fen(&pos, P::VARIANT.default_notation())
+            );
+        }
+    }
+    linear
+}
+
+#[test]
+fn english_eval_is_a_dot_product() {
+    let n = check::<Position<English>>(11, 3000);
+    assert!(n > 8000, "only {n} linear positions");
+}
+
+#[test]
+fn flying_king_evals_are_dot_products() {
+    assert!(check::<Position<International>>(12, 1500) > 3000);
+    assert!(check::<Position<Russian>>(13, 1500) > 3000);
+}
+
+#[test]
+fn tables_are_seen_from_each_side() {
+    // A white man on 22 and a black man on 11 stand on the same square from their own
+    // sides: with a table alone the position scores 0 for either side to move.
+    let mut w = Weights::zero(32);
+    w.man = 100;
+    w.man_square_opening[21] = 37;
+    w.man_square_endgame[21] = 37;
+    let eval = Evaluator::<Position<English>>::with_weights(&w);
+    let pos: Position<English> = tammi::notation::parse_position("W:W22:B11").unwrap();
+    assert_eq!(eval.evaluate(&pos), 0);
+    let pos: Position<English> = tammi::notation::parse_position("W:W22:B12").unwrap();
+    assert_eq!(eval.evaluate(&pos), 37);
+    let pos: Position<English> = tammi::notation::parse_position("B:W21:B11").unwrap();
+    assert_eq!(eval.evaluate(&pos), 37);
+}
