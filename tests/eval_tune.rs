@@ -178,110 +178,75 @@ fn fit_learns_a_planted_signal() {
     );
 }
 
+/// `tammi args`: it must fail with status 2 and an error containing every `expected`.
+fn fails_naming(args: &[&str], expected: &[&str]) {
+    let o = tammi(args);
+    assert_eq!(o.status.code(), Some(2), "{args:?}");
+    let e = stderr(&o);
+    assert!(expected.iter().all(|x| e.contains(x)), "{args:?}: {e}");
+}
+
 #[test]
 fn bad_input_is_named() {
     let data = temp("bad.txt");
-    std::fs::write(&data, "# ok\nW:W21-32:B1-12 0.5\nW:W21-32:B1-12 2\n").unwrap();
+    let d = data.to_str().unwrap();
     let out = temp("never.txt");
-    let o = tammi(&[
-        "tune",
-        "fit",
-        "--data",
-        data.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    let e = stderr(&o);
-    assert!(
-        e.contains("bad.txt: line 3") && e.contains("result '2'"),
-        "{e}"
+    let o = out.to_str().unwrap();
+    std::fs::write(&data, "# ok\nW:W21-32:B1-12 0.5\nW:W21-32:B1-12 2\n").unwrap();
+    fails_naming(
+        &["tune", "fit", "--data", d, "--out", o],
+        &["bad.txt: line 3", "result '2'"],
     );
 
     std::fs::write(&data, "W:W21-32:B1-99 1\n").unwrap();
-    let o = tammi(&[
-        "tune",
-        "fit",
-        "--data",
-        data.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    let e = stderr(&o);
-    assert!(
-        e.contains("bad.txt: line 1") && e.contains("invalid english position"),
-        "{e}"
+    fails_naming(
+        &["tune", "fit", "--data", d, "--out", o],
+        &["bad.txt: line 1", "invalid english position"],
     );
-
-    let o = tammi(&[
-        "tune",
-        "fit",
-        "--data",
-        "/nonexistent/data.txt",
-        "--out",
-        "x",
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("cannot read /nonexistent/data.txt"),
-        "{}",
-        stderr(&o)
+    fails_naming(
+        &[
+            "tune",
+            "fit",
+            "--data",
+            "/nonexistent/data.txt",
+            "--out",
+            "x",
+        ],
+        &["cannot read /nonexistent/data.txt"],
     );
 
     let base = temp("base.txt");
     std::fs::write(&base, "man 100\nknight 3\n").unwrap();
-    let o = tammi(&[
-        "tune",
-        "fit",
-        "--data",
-        data.to_str().unwrap(),
-        "--out",
-        "x",
-        "--base",
-        base.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("line 2: unknown weight 'knight'"),
-        "{}",
-        stderr(&o)
+    let b = base.to_str().unwrap();
+    fails_naming(
+        &["tune", "fit", "--data", d, "--out", "x", "--base", b],
+        &["line 2: unknown weight 'knight'"],
     );
-
-    let o = tammi(&[
-        "tune",
-        "games",
-        "--games",
-        "0",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("--games must be at least 1"),
-        "{}",
-        stderr(&o)
+    fails_naming(
+        &["tune", "games", "--games", "0", "--out", o],
+        &["--games must be at least 1"],
     );
-
-    let o = tammi(&["tune", "games", "--variant", "chess", "--out", "x"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("chess"), "{}", stderr(&o));
-
-    let o = tammi(&[
-        "tune", "games", "--nodes", "10", "--depth", "3", "--out", "x",
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-
-    let o = tammi(&[
-        "tune",
-        "fit",
-        "--variant",
-        "turkish",
-        "--data",
-        "x",
-        "--out",
-        "y",
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("diagonal variants"), "{}", stderr(&o));
+    fails_naming(
+        &["tune", "games", "--variant", "chess", "--out", "x"],
+        &["chess"],
+    );
+    fails_naming(
+        &[
+            "tune", "games", "--nodes", "10", "--depth", "3", "--out", "x",
+        ],
+        &[],
+    );
+    fails_naming(
+        &[
+            "tune",
+            "fit",
+            "--variant",
+            "turkish",
+            "--data",
+            "x",
+            "--out",
+            "y",
+        ],
+        &["diagonal variants"],
+    );
 }
