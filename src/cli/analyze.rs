@@ -72,6 +72,10 @@ pub struct BenchArgs {
     /// With --tactics: seconds per position.
     #[arg(long, default_value_t = 1.0)]
     pub time: f64,
+    /// With --tactics: instead of searching, re-prove every position with the exact
+    /// prover at the depth its comment claims (`proof dN`); exit status 1 if any fails.
+    #[arg(long, requires = "tactics")]
+    pub prove: bool,
 }
 
 fn seconds(flag: &str, s: f64) -> Result<Duration> {
@@ -194,6 +198,9 @@ pub fn run_bench(a: &BenchArgs) -> Result<i32> {
         bail!("--depth must be between 1 and 64, got {}", a.depth);
     }
     if let Some(file) = &a.tactics {
+        if a.prove {
+            return run_prove(file);
+        }
         return run_tactics(file, seconds("time", a.time)?, a.threads);
     }
     options(a.threads, 16, 1, None)?;
@@ -238,4 +245,50 @@ fn run_tactics(file: &str, per_position: Duration, threads: usize) -> Result<i32
     }
     println!("solved {solved} of {}", list.len());
     Ok(0)
+}
+
+/// `tammi bench --tactics FILE --prove`: every position re-proved by the exact prover.
+fn run_prove(file: &str) -> Result<i32> {
+    let text = std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?;
+    let list = tactics::parse(&text).map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
+    let t0 = Instant::now();
+    let mut proved = 0;
+    for t in &list {
+        let started = Instant::now();
+        let head = |verdict: &str| format!("{verdict} line {:>3} {:<13}", t.line, t.variant.name());
+        match tactics::prove(t) {
+            Err(e) => println!("{} {e}", head("NOT PROVED")),
+            Ok(p) => {
+                proved += p.proved as usize;
+                let others = match &p.best_other {
+                    None => "no other move".to_string(),
+                    Some((m, v)) if p.refuting.is_empty() => {
+                        format!("every other move {v} (loosest: {m})")
+                    }
+                    Some(_) => {
+                        let r: Vec<String> =
+                            p.refuting.iter().map(|(m, v)| format!("{m} {v}")).collect();
+                        format!("others gain: {}", r.join(", "))
+                    }
+                };
+                println!(
+                    "{} d{:<2} key {} {}; {}; {} legal moves; {} nodes {:.2} s",
+                    head(if p.proved { "proved    " } else { "NOT PROVED" }),
+                    p.depth,
+                    p.key,
+                    p.key_value,
+                    others,
+                    p.legal,
+                    p.nodes,
+                    started.elapsed().as_secs_f64()
+                );
+            }
+        }
+    }
+    println!(
+        "proved {proved} of {} in {:.1} s",
+        list.len(),
+        t0.elapsed().as_secs_f64()
+    );
+    Ok(if proved == list.len() { 0 } else { 1 })
 }

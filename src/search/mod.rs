@@ -16,6 +16,7 @@ pub mod game;
 pub mod history;
 pub mod limits;
 pub mod ordering;
+pub mod proof;
 #[allow(clippy::module_inception)]
 pub mod search;
 pub mod tactics;

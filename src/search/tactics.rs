@@ -2,13 +2,17 @@
 //! `variant <tab> fen <tab> best moves <tab> comment`, where the best moves are separated
 //! by spaces (any one of them solves the position) in any notation the variant reads.
 //! Blank lines and lines starting with `#` are skipped.
+//!
+//! A comment that starts with `proof dN` (`proof d7: ...`) claims that the position is
+//! proved by [`super::proof`] at depth N for its single best move: [`prove`] checks it.
 
-use crate::notation::{format_hub_move, parse_move, parse_position};
-use crate::rules::{Board, Variant};
+use crate::notation::{format_hub_move, format_move, parse_move, parse_position};
+use crate::rules::{Board, Goal, Variant};
 use crate::with_board;
 
 use super::engine::Engine;
 use super::limits::Limits;
+use super::proof;
 
 /// One test position.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,6 +24,30 @@ pub struct Tactic {
     /// The solutions, Hub form (as the engine reports its move).
     pub solutions: Vec<String>,
     pub comment: String,
+    /// The depth of the proof claimed by the comment (`proof dN` at its start).
+    pub proof_depth: Option<u32>,
+}
+
+/// The depth claimed by a comment starting with `proof dN` (followed by the end, a space,
+/// `:` or `;`); an error if the comment starts with `proof` but not in that form.
+pub fn proof_depth(comment: &str) -> Result<Option<u32>, String> {
+    let Some(rest) = comment.strip_prefix("proof") else {
+        return Ok(None);
+    };
+    let bad = || format!("malformed proof claim '{comment}' (expected 'proof dN: ...')");
+    let rest = rest.strip_prefix(" d").ok_or_else(bad)?;
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    if end == 0 || !(rest[end..].is_empty() || rest[end..].starts_with([':', ';', ' '])) {
+        return Err(bad());
+    }
+    match rest[..end].parse::<u32>() {
+        Ok(d) if (1..=64).contains(&d) => Ok(Some(d)),
+        _ => Err(format!(
+            "proof depth in '{comment}' must be between 1 and 64"
+        )),
+    }
 }
 
 /// Read a tactics file; the error names the line.
@@ -43,12 +71,27 @@ pub fn parse(text: &str) -> Result<Vec<Tactic>, String> {
         let fen = fields[1].trim().to_string();
         let solutions = with_board!(variant, P => solutions::<P>(&fen, fields[2]))
             .map_err(|e| format!("line {n}: {e}"))?;
+        if fields.len() > 4 {
+            return Err(format!(
+                "line {n}: {} tab-separated fields, expected at most 4",
+                fields.len()
+            ));
+        }
+        let comment = fields.get(3).map_or("", |c| c.trim()).to_string();
+        let proof_depth = proof_depth(&comment).map_err(|e| format!("line {n}: {e}"))?;
+        if proof_depth.is_some() && solutions.len() != 1 {
+            return Err(format!(
+                "line {n}: a proved position has exactly one best move, {} given",
+                solutions.len()
+            ));
+        }
         out.push(Tactic {
             line: n,
             variant,
             fen,
             solutions,
-            comment: fields.get(3).map_or("", |c| c.trim()).to_string(),
+            comment,
+            proof_depth,
         });
     }
     Ok(out)
@@ -80,4 +123,61 @@ pub fn solve(
     let done = engine.think(limits, |_| {});
     let ok = done.best.as_ref().is_some_and(|b| t.solutions.contains(b));
     Ok((done.best, ok))
+}
+
+/// The prover's verdict on one position of the file.
+#[derive(Clone, Debug)]
+pub struct ProofCheck {
+    pub proved: bool,
+    pub depth: u32,
+    /// Legal moves in the position.
+    pub legal: usize,
+    /// The key move in the variant's notation, and its proved value: the gain over the
+    /// material before (`>= +2`, or an upper bound when it failed), king 3 then king 1.
+    pub key: String,
+    pub key_value: String,
+    /// The best other try and its bound (`<= +0` when it gains nothing).
+    pub best_other: Option<(String, String)>,
+    /// The other moves that were not shown to gain nothing, with their bounds.
+    pub refuting: Vec<(String, String)>,
+    pub nodes: u64,
+}
+
+/// Re-prove `t` with the independent prover at the depth its comment claims. An error when
+/// the position cannot be checked: no `proof dN` claim, or a variant where material means
+/// nothing (losing draughts).
+pub fn prove(t: &Tactic) -> Result<ProofCheck, String> {
+    let depth = t
+        .proof_depth
+        .ok_or("the comment claims no proof (no 'proof dN' at its start)")?;
+    if t.variant.goal() == Goal::Losing {
+        return Err(format!("{} cannot be proved by material", t.variant));
+    }
+    with_board!(t.variant, P => prove_with::<P>(t, depth))
+}
+
+fn prove_with<P: Board>(t: &Tactic, depth: u32) -> Result<ProofCheck, String> {
+    let pos: P = parse_position(&t.fen).map_err(|e| format!("invalid position: {e}"))?;
+    let mut legal = Vec::new();
+    pos.generate(&mut legal);
+    let key = parse_move(&pos, &t.solutions[0], &legal)?;
+    let p = proof::prove(&pos, &key, depth);
+    let name =
+        |m: &crate::rules::Move<P::B>| format_move(&pos, m, &legal, P::VARIANT.default_notation());
+    let described =
+        |(m, b): &(crate::rules::Move<P::B>, proof::Bound)| (name(m), b.describe(p.before));
+    Ok(ProofCheck {
+        proved: p.proved(),
+        depth,
+        legal: legal.len(),
+        key: name(&key),
+        key_value: format!(
+            "{} (pieces {})",
+            p.key_value.describe(p.before),
+            p.key_pieces.describe(p.pieces_before)
+        ),
+        best_other: p.best_other().as_ref().map(described),
+        refuting: p.refuting().iter().map(described).collect(),
+        nodes: p.nodes,
+    })
 }
