@@ -45,7 +45,7 @@ fn check<P: Evaluate>(seed: u64, count: usize) -> usize {
             let f = eval
                 .trace(&pos)
                 .expect("diagonal evaluations are traceable");
-            assert_eq!(f.coarse.len(), params.len());
+            assert_eq!(f.coarse.len() + w.patterns.len(), params.len());
             if !f.linear {
                 continue;
             }
@@ -91,4 +91,44 @@ fn tables_are_seen_from_each_side() {
     assert_eq!(eval.evaluate(&pos), 37);
     let pos: Position<English> = tammi::notation::parse_position("B:W21:B11").unwrap();
     assert_eq!(eval.evaluate(&pos), 37);
+}
+
+#[test]
+fn patterns_are_seen_from_each_side() {
+    // Window 1 seen from its own side: the far left 4x4 block, first square = the far
+    // left square of the opponent's back row (square 1 for White, 32 for Black).
+    let mut w = Weights::zero(32);
+    w.man = 100;
+    w.drawish_scale_pct = 100;
+    w.three_vs_one_scale_pct = 100;
+    let text = "o./../../..";
+    let index = tammi::eval::weights::parse_pattern(text).unwrap();
+    assert_eq!(tammi::eval::weights::pattern_text(index), text);
+    w.patterns[index] = 50;
+    let eval = Evaluator::<Position<English>>::with_weights(&w);
+    let score = |fen: &str| {
+        let pos: Position<English> = tammi::notation::parse_position(fen).unwrap();
+        eval.evaluate(&pos)
+    };
+    // The men on 22 and 11 stand outside both sides' window 1 (and keep the ending from
+    // being scored as a draw).
+    // Both sides hold their own square: even.
+    assert_eq!(score("W:WK1,22:BK32,11"), 0);
+    assert_eq!(score("W:WK1,22:BK31,11"), 50);
+    assert_eq!(score("B:WK1,22:BK31,11"), -50);
+    assert_eq!(score("B:WK2,22:BK32,11"), 50);
+    // An opponent's piece in the window changes the configuration: no longer "o." alone.
+    assert_eq!(score("W:WK1,K30,22:BK6,K31,11"), 0);
+    // Window 9 is the near right block, whose last square is one's own right back corner.
+    let mut w9 = Weights::zero(32);
+    w9.man = 100;
+    w9.drawish_scale_pct = 100;
+    w9.three_vs_one_scale_pct = 100;
+    let near = tammi::eval::weights::parse_pattern("../../../.o").unwrap();
+    w9.patterns[8 * tammi::eval::weights::PATTERN_STATES + near] = 7;
+    let eval = Evaluator::<Position<English>>::with_weights(&w9);
+    let pos: Position<English> = tammi::notation::parse_position("W:W22,32:B2,11").unwrap();
+    assert_eq!(eval.evaluate(&pos), 7);
+    let pos: Position<English> = tammi::notation::parse_position("W:W22,32:B1,11").unwrap();
+    assert_eq!(eval.evaluate(&pos), 0);
 }

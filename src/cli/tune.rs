@@ -44,7 +44,8 @@ const FIT_HELP: &str = "\
 Reads the files of 'tune games' ('FEN RESULT' lines; '#' lines are comments), computes
 each position's features once with --base (default: the built-in weights), skips the
 positions whose score the evaluation scales non-linearly (drawish endings), and keeps
-every 10th block of 100 positions apart for validation.
+every 10th game apart for validation (a new game starts where the piece count goes
+up).
 
 The model is P(White wins) = sigmoid(K * eval / 100), eval being the white-relative
 evaluation; the loss is the cross-entropy against the results (0.5 for a draw). K is
@@ -524,6 +525,7 @@ fn load<P: Evaluate>(
 ) -> Result<(Dataset, Dataset, usize, usize, usize)> {
     let (mut train, mut valid) = (Dataset::default(), Dataset::default());
     let (mut skipped, mut games, mut seen) = (0usize, 0usize, 0usize);
+    let (mut game_no, mut last_pieces) = (0usize, u32::MAX);
     for path in files {
         let file =
             std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -547,6 +549,17 @@ fn load<P: Evaluate>(
             let pos: P = parse_position(fen)
                 .map_err(|e| anyhow::anyhow!("invalid {} position '{fen}': {e}", P::VARIANT))
                 .with_context(at)?;
+            // A game's positions are consecutive and pieces only come off, so more pieces
+            // than the line before means a new game. Every 10th game is kept apart whole:
+            // positions of one game are alike, and a game on both sides of the split would
+            // flatter the validation loss of the many pattern values.
+            let pieces = crate::rules::Bits::count(
+                pos.pieces(crate::rules::Color::White) | pos.pieces(crate::rules::Color::Black),
+            );
+            if pieces > last_pieces {
+                game_no += 1;
+            }
+            last_pieces = pieces;
             let f = eval
                 .trace(&pos)
                 .ok_or_else(|| anyhow::anyhow!("{} has no traceable evaluation", P::VARIANT))?;
@@ -554,7 +567,7 @@ fn load<P: Evaluate>(
                 skipped += 1;
                 continue;
             }
-            let set = if (seen / 100) % 10 == 9 {
+            let set = if game_no % 10 == 9 {
                 &mut valid
             } else {
                 &mut train

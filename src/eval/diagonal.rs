@@ -17,7 +17,7 @@ use crate::rules::geometry::{DOWN_LEFT, DOWN_RIGHT, UP_LEFT, UP_RIGHT, reverse};
 use crate::rules::{Bits, Board, Color, Goal, Position, Rules};
 
 use super::endgame::{self, Ending, Material};
-use super::weights::TABLES;
+use super::weights::{PATTERN_STATES, PATTERN_WINDOWS, TABLES};
 use super::{Evaluate, Features, Term, Weights, distance};
 
 const SCALARS: usize = Weights::NAMES.len();
@@ -25,6 +25,9 @@ const SCALARS: usize = Weights::NAMES.len();
 /// Where the evaluation's terms go: multiplied into a score, or recorded as features.
 /// Counts are from White's view (Black's terms come negated).
 trait Sink<B> {
+    /// The tuner's sink: it records the patterns of 8x8 boards even while their values
+    /// are all zero (so they can be fitted from nothing).
+    const TRACING: bool;
     /// `count` of scalar term `term`, in whole units.
     fn add(&mut self, term: Term, count: i32);
     /// `count` of `term` in units of `1/D`.
@@ -32,6 +35,9 @@ trait Sink<B> {
     /// The per-square tables for `pieces` (men, or kings when `king`) of colour `c`,
     /// tapered by `phase` (pieces on the board, at most D); `sign` is +1 for White.
     fn squares(&mut self, king: bool, c: Color, pieces: B, phase: i32, sign: i32);
+    /// Configuration `index` of pattern window `window` (0-based), seen from one side;
+    /// `sign` is +1 for White.
+    fn pattern(&mut self, window: usize, index: usize, sign: i32);
 }
 
 /// The search's sink: the score itself.
@@ -42,6 +48,7 @@ struct Score<'a, B> {
 }
 
 impl<B: Bits> Sink<B> for Score<'_, B> {
+    const TRACING: bool = false;
     #[inline(always)]
     fn add(&mut self, term: Term, count: i32) {
         self.coarse += self.t.wv[term as usize] * count;
@@ -64,6 +71,10 @@ impl<B: Bits> Sink<B> for Score<'_, B> {
         }
         self.fine += sign * (open * phase + end * (self.t.start_pieces - phase));
     }
+    #[inline(always)]
+    fn pattern(&mut self, window: usize, index: usize, sign: i32) {
+        self.coarse += sign * self.t.patterns[window * PATTERN_STATES + index] as i32;
+    }
 }
 
 /// The tuner's sink: counts per parameter.
@@ -73,6 +84,7 @@ struct Tracer<'a, B> {
 }
 
 impl<B: Bits> Sink<B> for Tracer<'_, B> {
+    const TRACING: bool = true;
     fn add(&mut self, term: Term, count: i32) {
         self.f.coarse[term as usize] += count;
     }
@@ -87,6 +99,11 @@ impl<B: Bits> Sink<B> for Tracer<'_, B> {
             self.f.fine[i] += sign * phase;
             self.f.fine[i + n] += sign * (self.t.start_pieces - phase);
         }
+    }
+    fn pattern(&mut self, window: usize, index: usize, sign: i32) {
+        let base = Weights::NAMES.len() + TABLES.len() * self.t.squares;
+        let i = base + window * PATTERN_STATES + index;
+        self.f.sparse_coarse.push((i as u32, sign));
     }
 }
 
@@ -126,6 +143,82 @@ pub struct DiagonalTables<B> {
     coords: [(u8, u8); 128],
     /// Pieces on the board at the start.
     start_pieces: i32,
+    /// The pattern values (8x8 boards; see [`super::weights::PATTERN_WINDOWS`]), as i16:
+    /// half the cache lines of i32 for a table read at random 18 times per evaluation.
+    patterns: Vec<i16>,
+    /// Whether any pattern value is non-zero (else the patterns are skipped).
+    has_patterns: bool,
+}
+
+/// Base-3 value of the 8 bits of `x` (bit `j` is digit `j`): the index of a window whose
+/// pieces of one colour are `x` and the rest empty. `REVERSED` reads bit `j` as digit
+/// `7 - j`, the same window seen from the other side of the board.
+const fn base3_table(reversed: bool) -> [u16; 256] {
+    let mut t = [0u16; 256];
+    let mut x = 0;
+    while x < 256 {
+        let mut v = 0u16;
+        let mut j = 0;
+        while j < 8 {
+            let digit = if reversed { 7 - j } else { j };
+            if (x >> j) & 1 == 1 {
+                v += 3u16.pow(digit);
+            }
+            j += 1;
+        }
+        t[x] = v;
+        x += 1;
+    }
+    t
+}
+const BASE3: [u16; 256] = base3_table(false);
+const BASE3_REVERSED: [u16; 256] = base3_table(true);
+
+/// Bit shifts of the four rows of each 4x4 window of the 8x8 ghost layout (board rows of
+/// four squares in consecutive bits, a ghost bit after every two rows): window `w` covers
+/// rows `2 * (w / 3)` to `+3` and, in each of them, the squares `w % 3` and `w % 3 + 1`
+/// of the row (the two dark squares of columns `2 * (w % 3)` to `+3`).
+const WINDOW_SHIFTS: [[u32; 4]; PATTERN_WINDOWS] = {
+    let mut t = [[0u32; 4]; PATTERN_WINDOWS];
+    let mut w = 0;
+    while w < PATTERN_WINDOWS {
+        let mut i = 0;
+        while i < 4 {
+            let row = 2 * (w / 3) as u32 + i as u32;
+            t[w][i] = 4 * row + row / 2 + (w % 3) as u32;
+            i += 1;
+        }
+        w += 1;
+    }
+    t
+};
+
+/// The pieces of `b` (an 8x8 ghost-layout bitboard) in window `w`, as 8 bits: rows from
+/// the top of the board (square 1's side), left square first.
+#[inline(always)]
+fn window_bits(b: u64, w: usize) -> usize {
+    let s = &WINDOW_SHIFTS[w];
+    (((b >> s[0]) & 3)
+        | (((b >> s[1]) & 3) << 2)
+        | (((b >> s[2]) & 3) << 4)
+        | (((b >> s[3]) & 3) << 6)) as usize
+}
+
+/// Every window, seen from each side, into `sink`. White sees the board as numbered, so
+/// its window `w` is the board's; Black sees it turned half a circle, so its window `w` is
+/// the board's window `8 - w` with the bit order reversed.
+#[inline(always)]
+fn pattern_terms<B: Bits, S: Sink<B>>(sink: &mut S, white: B, black: B) {
+    let (white, black) = (white.to_u128() as u64, black.to_u128() as u64);
+    for w in 0..PATTERN_WINDOWS {
+        let own = BASE3[window_bits(white, w)] as usize;
+        let opp = BASE3[window_bits(black, w)] as usize;
+        sink.pattern(w, own + 2 * opp, 1);
+        let r = PATTERN_WINDOWS - 1 - w;
+        let own = BASE3_REVERSED[window_bits(black, r)] as usize;
+        let opp = BASE3_REVERSED[window_bits(white, r)] as usize;
+        sink.pattern(w, own + 2 * opp, -1);
+    }
 }
 
 /// The board's squares.
@@ -276,6 +369,9 @@ fn terms<R: Rules, S: Sink<R::B>>(
     let phase = pieces.min(t.start_pieces);
     side_terms::<R, S>(t, sink, Color::White, 1, wm, wk, occ, empty, phase);
     side_terms::<R, S>(t, sink, Color::Black, -1, bm, bk, occ, empty, phase);
+    if t.has_patterns || (S::TRACING && R::GEO.width == 8) {
+        pattern_terms(sink, white, black);
+    }
 
     if R::GOAL != Goal::Normal {
         return Ending::Normal;
@@ -338,6 +434,13 @@ impl<R: Rules> Evaluate for Position<R> {
             long_diagonal: zero,
             coords: [(0, 0); 128],
             start_pieces: 2 * Self::start().white().count() as i32,
+            // Patterns are read on 8x8 boards only (`Weights` has none elsewhere).
+            patterns: w
+                .patterns
+                .iter()
+                .map(|&v| v.clamp(i16::MIN as i32, i16::MAX as i32) as i16)
+                .collect(),
+            has_patterns: w.has_patterns() && width == 8,
         };
         let bits: Vec<u32> = (0..128).filter(|&b| (R::GEO.board >> b) & 1 == 1).collect();
         // Row from colour c's back row (0) to its promotion row (width - 1).

@@ -29,7 +29,7 @@ pub trait Evaluate: Board {
 }
 
 /// The evaluation of one position as a linear function of the weights, from White's
-/// view: `coarse · params + (fine · params) / denom` (Rust's integer division) equals the
+/// view: `coarse · params + sparse_coarse · params + (fine · params) / denom` (Rust's integer division) equals the
 /// white-relative evaluation whenever `linear` holds. Indices follow
 /// [`Weights::params`]. Weights that enter non-linearly (`king_mobility_cap`, the
 /// `*_pct` scalings) have no feature; `linear` is false when such a scaling changed the
@@ -42,6 +42,9 @@ pub struct Features {
     pub fine: Vec<i32>,
     pub denom: i32,
     pub linear: bool,
+    /// Sparse whole-unit counts of the parameters past `coarse` (the patterns, too many to
+    /// hold densely): (parameter index, count); an index may repeat.
+    pub sparse_coarse: Vec<(u32, i32)>,
 }
 
 impl Features {
@@ -52,6 +55,7 @@ impl Features {
             fine: vec![0; n],
             denom,
             linear: true,
+            sparse_coarse: Vec::new(),
         }
     }
 
@@ -69,7 +73,12 @@ impl Features {
             .zip(params)
             .map(|(&a, &b)| a as i64 * b as i64)
             .sum();
-        (c + f / self.denom as i64) as i32
+        let p: i64 = self
+            .sparse_coarse
+            .iter()
+            .map(|&(i, n)| params[i as usize] as i64 * n as i64)
+            .sum();
+        (c + p + f / self.denom as i64) as i32
     }
 
     /// The non-zero features as (parameter, value) with value = coarse + fine / denom.
@@ -80,6 +89,7 @@ impl Features {
             .enumerate()
             .filter(|(_, (c, f))| **c != 0 || **f != 0)
             .map(|(i, (&c, &f))| (i as u32, c as f32 + f as f32 / self.denom as f32))
+            .chain(self.sparse_coarse.iter().map(|&(i, n)| (i, n as f32)))
             .collect()
     }
 }

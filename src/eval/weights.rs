@@ -19,6 +19,9 @@ macro_rules! weights {
             pub king_square_opening: Vec<i32>,
             /// Per king on each square, board empty.
             pub king_square_endgame: Vec<i32>,
+            /// 8x8 boards only: a value per configuration of each 4x4 window (see
+            /// [`PATTERN_WINDOWS`]), `window * PATTERN_STATES + index`; empty elsewhere.
+            pub patterns: Vec<i32>,
         }
 
         /// The scalar weights by position, for evaluations that index them (`Term::tempo as
@@ -53,6 +56,7 @@ macro_rules! weights {
                     man_square_endgame: vec![0; squares],
                     king_square_opening: vec![0; squares],
                     king_square_endgame: vec![0; squares],
+                    patterns: vec![0; pattern_params(squares)],
                 }
             }
         }
@@ -107,6 +111,69 @@ weights! {
 }
 
 /// The per-square tables, in the order of [`Weights::params`].
+/// Patterns (8x8 boards): the board is covered by 9 overlapping 4x4 windows (corners at
+/// rows and columns 0, 2 and 4), 8 playable squares each. Seen from each side's own view
+/// (the board turned half a circle for Black, as for the tables), a window's squares are
+/// in a configuration of empty / own piece / opponent's piece: `3^8` of them, each with a
+/// value. The windows are numbered 1 to 9 row by row from the far left one (the
+/// opponent's back rows) to the near right one.
+pub const PATTERN_WINDOWS: usize = 9;
+/// The largest pattern value, in absolute value (the search keeps them in 16 bits).
+pub const PATTERN_LIMIT: i32 = 10_000;
+/// Configurations of one window: three states for each of its 8 squares.
+pub const PATTERN_STATES: usize = 6561;
+
+/// How many pattern values a board with `squares` playable squares has.
+pub const fn pattern_params(squares: usize) -> usize {
+    if squares == 32 {
+        PATTERN_WINDOWS * PATTERN_STATES
+    } else {
+        0
+    }
+}
+
+/// A window configuration as text, from the side's own view: four rows of two squares,
+/// far row first, left square first, `.` empty, `o` own piece, `x` opponent's, e.g.
+/// `o./.x/../oo`. Square `i` (0-based, that order) is the base-3 digit `i` of the index.
+pub fn pattern_text(index: usize) -> String {
+    let mut out = String::with_capacity(11);
+    let mut x = index;
+    for i in 0..8 {
+        if i > 0 && i % 2 == 0 {
+            out.push('/');
+        }
+        out.push(['.', 'o', 'x'][x % 3]);
+        x /= 3;
+    }
+    out
+}
+
+/// The index of a configuration written by [`pattern_text`].
+pub fn parse_pattern(text: &str) -> Result<usize, String> {
+    let cells: Vec<char> = text.chars().filter(|&c| c != '/').collect();
+    let shape_ok = text.len() == 11
+        && text
+            .chars()
+            .enumerate()
+            .all(|(i, c)| (c == '/') == (i % 3 == 2));
+    if !shape_ok || cells.len() != 8 {
+        return Err(format!(
+            "'{text}' is not a window configuration (four rows of two squares, e.g. o./.x/../oo)"
+        ));
+    }
+    let mut index = 0;
+    for &c in cells.iter().rev() {
+        let d = match c {
+            '.' => 0,
+            'o' => 1,
+            'x' => 2,
+            _ => return Err(format!("'{text}': '{c}' is not '.', 'o' or 'x'")),
+        };
+        index = index * 3 + d;
+    }
+    Ok(index)
+}
+
 pub const TABLES: [&str; 4] = [
     "man_square_opening",
     "man_square_endgame",
@@ -129,6 +196,11 @@ impl Weights {
             let mut parts = line.split_whitespace();
             let name = parts.next().unwrap_or("");
             let values: Vec<&str> = parts.collect();
+            if name == "pattern" {
+                w.parse_pattern_line(&values, squares)
+                    .map_err(|e| format!("line {}: {e}", i + 1))?;
+                continue;
+            }
             if values.is_empty() {
                 return Err(format!(
                     "line {}: expected 'name value', found '{line}'",
@@ -180,6 +252,52 @@ impl Weights {
         Ok(w)
     }
 
+    /// `pattern WINDOW CONFIGURATION VALUE`, e.g. `pattern 5 o./.x/../oo -12`.
+    fn parse_pattern_line(&mut self, values: &[&str], squares: usize) -> Result<(), String> {
+        if pattern_params(squares) == 0 {
+            return Err("patterns exist on 8x8 boards only".into());
+        }
+        let [window, config, value] = values else {
+            return Err(format!(
+                "expected 'pattern WINDOW CONFIGURATION VALUE', found 'pattern {}'",
+                values.join(" ")
+            ));
+        };
+        let window: usize = match window.parse() {
+            Ok(n) if (1..=PATTERN_WINDOWS).contains(&n) => n,
+            _ => {
+                return Err(format!(
+                    "pattern window '{window}' is not a number from 1 to {PATTERN_WINDOWS}"
+                ));
+            }
+        };
+        let index = parse_pattern(config)?;
+        let value: i32 = value
+            .parse()
+            .map_err(|_| format!("'{value}' is not an integer"))?;
+        let slot = &mut self.patterns[(window - 1) * PATTERN_STATES + index];
+        if *slot != 0 {
+            return Err(format!("pattern {window} {config} is given twice"));
+        }
+        if value == 0 {
+            return Err(format!(
+                "pattern {window} {config} is 0 (leave zero patterns out)"
+            ));
+        }
+        if value.abs() > PATTERN_LIMIT {
+            return Err(format!(
+                "pattern {window} {config} is {value}, beyond ±{PATTERN_LIMIT} centi-men"
+            ));
+        }
+        *slot = value;
+        Ok(())
+    }
+
+    /// Whether any pattern value is non-zero (else the evaluation skips the patterns).
+    pub fn has_patterns(&self) -> bool {
+        self.patterns.iter().any(|&v| v != 0)
+    }
+
     fn table_mut(&mut self, name: &str) -> Option<&mut Vec<i32>> {
         match name {
             "man_square_opening" => Some(&mut self.man_square_opening),
@@ -217,13 +335,18 @@ impl Weights {
         for t in self.tables() {
             v.extend_from_slice(t);
         }
+        v.extend_from_slice(&self.patterns);
         v
     }
 
     /// The inverse of [`Weights::params`].
     pub fn set_params(&mut self, v: &[i32]) {
         let n = self.squares();
-        assert_eq!(v.len(), Weights::NAMES.len() + 4 * n, "parameter count");
+        assert_eq!(
+            v.len(),
+            Weights::NAMES.len() + 4 * n + self.patterns.len(),
+            "parameter count"
+        );
         for (i, name) in Weights::NAMES.iter().enumerate() {
             *self.slot(name).expect("a known name") = v[i];
         }
@@ -233,6 +356,8 @@ impl Weights {
             t.copy_from_slice(&v[at..at + n]);
             at += n;
         }
+        let len = self.patterns.len();
+        self.patterns.copy_from_slice(&v[at..at + len]);
     }
 
     /// The name of parameter `i` of [`Weights::params`]: `tempo`, `man_square_opening[5]`
@@ -243,6 +368,14 @@ impl Weights {
             return Weights::NAMES[i].to_string();
         }
         let n = self.squares();
+        if i >= ns + 4 * n {
+            let p = i - ns - 4 * n;
+            return format!(
+                "pattern {} {}",
+                p / PATTERN_STATES + 1,
+                pattern_text(p % PATTERN_STATES)
+            );
+        }
         format!("{}[{}]", TABLES[(i - ns) / n], (i - ns) % n + 1)
     }
 
@@ -269,6 +402,18 @@ impl Weights {
                 out.push_str(&format!("{v:>3}"));
             }
             out.push('\n');
+        }
+        if self.has_patterns() {
+            out.push_str(
+                "\n# Patterns: pattern WINDOW CONFIGURATION VALUE (see tuning/README.md); the\n\
+                 # configurations left out are worth 0.\n",
+            );
+            for (k, &v) in self.patterns.iter().enumerate() {
+                if v != 0 {
+                    let (window, index) = (k / PATTERN_STATES + 1, k % PATTERN_STATES);
+                    out.push_str(&format!("pattern {window} {} {v}\n", pattern_text(index)));
+                }
+            }
         }
         out
     }
@@ -342,6 +487,38 @@ mod tests {
         assert!(e.contains("missing weights: king"), "{e}");
         let e = Weights::parse("man 100 3", 32).unwrap_err();
         assert!(e.contains("line 1: 'man' takes one value, found 2"), "{e}");
+    }
+
+    #[test]
+    fn pattern_lines_parse_round_trip_and_fail_clearly() {
+        let full: String = Weights::NAMES.iter().map(|n| format!("{n} 1\n")).collect();
+        let text = format!("{full}pattern 5 o./.x/../oo -12\npattern 9 ../../../.. 3\n");
+        let w = Weights::parse(&text, 32).unwrap();
+        let i = parse_pattern("o./.x/../oo").unwrap();
+        assert_eq!(pattern_text(i), "o./.x/../oo");
+        assert_eq!(w.patterns[4 * PATTERN_STATES + i], -12);
+        assert_eq!(w.patterns[8 * PATTERN_STATES], 3);
+        assert_eq!(Weights::parse(&w.to_text(&[]), 32).unwrap(), w);
+        for (bad, why) in [
+            ("pattern 10 o./.x/../oo 1", "from 1 to 9"),
+            ("pattern 1 o./.x/../o 1", "not a window configuration"),
+            ("pattern 1 o./.y/../oo 1", "'y' is not"),
+            ("pattern 1 o./.x/../oo", "expected 'pattern WINDOW"),
+            ("pattern 1 o./.x/../oo 0", "leave zero patterns out"),
+            ("pattern 1 o./.x/../oo z", "'z' is not an integer"),
+            ("pattern 1 o./.x/../oo 10001", "beyond"),
+        ] {
+            let e = Weights::parse(&format!("{full}{bad}\n"), 32).unwrap_err();
+            assert!(e.contains(why) && e.starts_with("line 23"), "{bad}: {e}");
+        }
+        let twice = format!("{full}pattern 1 o./../../.. 1\npattern 1 o./../../.. 2\n");
+        assert!(
+            Weights::parse(&twice, 32)
+                .unwrap_err()
+                .contains("given twice")
+        );
+        let e = Weights::parse(&format!("{full}pattern 1 o./../../.. 1\n"), 50).unwrap_err();
+        assert!(e.contains("8x8 boards only"), "{e}");
     }
 
     #[test]
