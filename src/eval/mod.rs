@@ -29,11 +29,12 @@ pub trait Evaluate: Board {
 }
 
 /// The evaluation of one position as a linear function of the weights, from White's
-/// view: `coarse · params + sparse_coarse · params + (fine · params) / denom` (Rust's integer division) equals the
-/// white-relative evaluation whenever `linear` holds. Indices follow
-/// [`Weights::params`]. Weights that enter non-linearly (`king_mobility_cap`, the
-/// `*_pct` scalings) have no feature; `linear` is false when such a scaling changed the
-/// score (drawish endings), and then the dot product is the score before scaling.
+/// view: `coarse · params + sparse_coarse · params + (fine · params) / denom` (Rust's
+/// integer division) equals the white-relative evaluation whenever `linear` holds.
+/// Indices follow [`Weights::params`]. Weights that enter non-linearly
+/// (`king_mobility_cap`, the `*_pct` scalings) have no feature; `linear` is false when
+/// such a scaling changed the score (drawish endings), and then the dot product is the
+/// score before scaling.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Features {
     /// Counts in whole units per parameter.

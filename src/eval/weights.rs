@@ -110,7 +110,6 @@ weights! {
     three_vs_one_scale_pct,
 }
 
-/// The per-square tables, in the order of [`Weights::params`].
 /// Patterns (8x8 boards): the board is covered by 9 overlapping 4x4 windows (corners at
 /// rows and columns 0, 2 and 4), 8 playable squares each. Seen from each side's own view
 /// (the board turned half a circle for Black, as for the tables), a window's squares are
@@ -174,6 +173,7 @@ pub fn parse_pattern(text: &str) -> Result<usize, String> {
     Ok(index)
 }
 
+/// The per-square tables, in the order of [`Weights::params`].
 pub const TABLES: [&str; 4] = [
     "man_square_opening",
     "man_square_endgame",
