@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod dxp;
+pub mod egdb;
 pub mod eval;
 pub mod hub;
 pub mod matches;

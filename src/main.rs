@@ -33,6 +33,8 @@ enum Command {
     Dxp(tammi::cli::dxp::DxpArgs),
     /// Play a match between two Hub engines: clocks, adjudication, Elo, SPRT, PDN.
     Match(Box<tammi::cli::match_cmd::MatchArgs>),
+    /// Build or query the english endgame database.
+    Egdb(tammi::cli::egdb::EgdbArgs),
     /// Train the evaluation: self-play games (`tune games`), weight fitting (`tune fit`).
     Tune(tammi::cli::tune::TuneArgs),
 }
@@ -82,6 +84,7 @@ fn main() {
         Some(Command::Dxp(a)) => tammi::cli::dxp::run(a),
         Some(Command::Match(a)) => tammi::cli::match_cmd::run_match(a),
         Some(Command::Tune(a)) => tammi::cli::tune::run(a),
+        Some(Command::Egdb(a)) => tammi::cli::egdb::run(a),
         Some(Command::Hub) => Ok(tammi::hub::protocol::run(
             std::io::BufReader::new(std::io::stdin()),
             Box::new(std::io::stdout()),

@@ -47,6 +47,9 @@ pub struct AnalyzeArgs {
     /// Square notation of the output: numeric or letter (default: the variant's usual one).
     #[arg(long, value_parser = parse_notation)]
     pub notation: Option<Notation>,
+    /// English endgame database file (built by `tammi egdb build`).
+    #[arg(long, value_name = "FILE")]
+    pub egdb: Option<std::path::PathBuf>,
     /// Analyse a position from a game in this PDN file (its GameType decides the variant).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["fen", "moves"])]
     pub pdn: Option<String>,
@@ -145,8 +148,11 @@ pub fn run_analyze(a: &AnalyzeArgs) -> Result<i32> {
         (_, _, Some(n)) => Limits::nodes(n),
         (_, t, _) => Limits::move_time(seconds("time", t.unwrap_or(DEFAULT_ANALYZE_SECONDS))?),
     };
-    let mut engine = Engine::new(options(a.threads, a.hash, a.multipv, a.notation)?)
-        .map_err(anyhow::Error::msg)?;
+    let mut engine = Engine::new(EngineOptions {
+        egdb: a.egdb.clone(),
+        ..options(a.threads, a.hash, a.multipv, a.notation)?
+    })
+    .map_err(anyhow::Error::msg)?;
     let (variant, fen, moves) = match &a.pdn {
         Some(path) => {
             let options = crate::pdn::ReadOptions { variant: None };

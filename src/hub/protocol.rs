@@ -247,6 +247,14 @@ impl Hub {
                 "param name=move-overhead value={} type=int min=0 max=10000",
                 o.move_overhead.as_millis()
             ),
+            format!(
+                "param name=egdb value={} type=string",
+                quote(
+                    &o.egdb
+                        .as_ref()
+                        .map_or(String::new(), |p| p.display().to_string())
+                )
+            ),
             "wait".to_string(),
         ];
         for l in lines {
@@ -294,6 +302,10 @@ impl Hub {
             }
             "multipv" => o.multipv = int(1, EngineOptions::MAX_MULTIPV as u64)? as usize,
             "move-overhead" => o.move_overhead = Duration::from_millis(int(0, 10_000)?),
+            // An empty value unloads the database.
+            "egdb" => {
+                o.egdb = (!value.trim().is_empty()).then(|| value.trim().into());
+            }
             "ponder" => {
                 self.ponder_allowed = match value.to_ascii_lowercase().as_str() {
                     "true" | "1" | "yes" | "on" => true,

@@ -23,6 +23,20 @@ pub struct Position<R: Rules> {
 }
 
 impl<R: Rules> Position<R> {
+    /// A position from its bitboards, unchecked: the caller guarantees disjoint colours,
+    /// kings among the pieces and no man on its promotion row (the endgame database builds
+    /// positions this way, millions of times).
+    #[inline(always)]
+    pub fn from_parts(white: R::B, black: R::B, kings: R::B, side: Color) -> Self {
+        Position {
+            white,
+            black,
+            kings,
+            side,
+            rules: PhantomData,
+        }
+    }
+
     #[inline(always)]
     fn board_mask() -> R::B {
         R::B::from_u128(R::GEO.board)

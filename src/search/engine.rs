@@ -10,6 +10,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use crate::egdb::Database;
 use crate::eval::{Evaluate, Evaluator};
 use crate::notation::{
     format_hub_move, format_move, parse_move, parse_position, write_fen, write_hub_position,
@@ -111,6 +112,7 @@ type DoneCallback = Box<dyn FnOnce(Done) + Send>;
 /// Everything a search thread needs.
 struct Job {
     tt: Arc<TranspositionTable>,
+    egdb: Option<Arc<Database>>,
     control: Arc<Control>,
     options: EngineOptions,
     limits: Limits,
@@ -264,6 +266,11 @@ impl<P: Evaluate> AnyGame for GameState<P> {
             threads,
             job.options.multipv,
         );
+        // The database is english only.
+        let egdb = job
+            .egdb
+            .as_deref()
+            .filter(|_| P::VARIANT == Variant::English);
         let searcher = |id| {
             Searcher::new(
                 &self.eval,
@@ -275,6 +282,7 @@ impl<P: Evaluate> AnyGame for GameState<P> {
                 &self.history,
                 &legal,
             )
+            .with_egdb(egdb)
         };
         let mut main = searcher(0);
         let mut on_info = std::mem::replace(&mut job.on_info, Box::new(|_| {}));
@@ -329,6 +337,16 @@ impl<P: Evaluate> AnyGame for GameState<P> {
     }
 }
 
+/// The endgame database at `path`, if any; the error says what is wrong with the file.
+fn load_egdb(path: Option<&std::path::Path>) -> Result<Option<Arc<Database>>, String> {
+    match path {
+        None => Ok(None),
+        Some(p) => Database::load(p)
+            .map(|db| Some(Arc::new(db)))
+            .map_err(|e| format!("{e:#}")),
+    }
+}
+
 /// A search in progress.
 struct Running {
     control: Arc<Control>,
@@ -343,6 +361,8 @@ struct Running {
 pub struct Engine {
     options: EngineOptions,
     tt: Arc<TranspositionTable>,
+    /// Loaded from `options.egdb`.
+    egdb: Option<Arc<Database>>,
     game: Arc<dyn AnyGame>,
     running: Option<Running>,
 }
@@ -374,6 +394,7 @@ impl Engine {
         );
         Ok(Engine {
             tt: Arc::new(TranspositionTable::try_new(options.hash_mb)?),
+            egdb: load_egdb(options.egdb.as_deref())?,
             options,
             game,
             running: None,
@@ -388,6 +409,10 @@ impl Engine {
     pub fn set_options(&mut self, options: EngineOptions) -> Result<(), String> {
         options.validate()?;
         self.stop_and_wait();
+        if options.egdb != self.options.egdb {
+            // Load first: a bad file leaves the engine as it was.
+            self.egdb = load_egdb(options.egdb.as_deref())?;
+        }
         if options.hash_mb != self.options.hash_mb {
             // Free the old table before allocating the new one.
             self.tt = Arc::new(TranspositionTable::new(1));
@@ -453,6 +478,7 @@ impl Engine {
         let control = Arc::new(Control::new(limits.ponder));
         let job = Job {
             tt: Arc::clone(&self.tt),
+            egdb: self.egdb.clone(),
             control: Arc::clone(&control),
             options: self.options.clone(),
             limits,

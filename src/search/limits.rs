@@ -91,6 +91,8 @@ pub struct EngineOptions {
     /// Notation of the `pv` text in reports (the Hub form is always given too);
     /// `None` = the variant's usual notation.
     pub notation: Option<Notation>,
+    /// English endgame database file (`tammi egdb build`); `None` = no database.
+    pub egdb: Option<std::path::PathBuf>,
 }
 
 impl Default for EngineOptions {
@@ -101,6 +103,7 @@ impl Default for EngineOptions {
             multipv: 1,
             move_overhead: Duration::from_millis(30),
             notation: None,
+            egdb: None,
         }
     }
 }

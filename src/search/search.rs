@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 
 use once_cell::sync::Lazy;
 
+use crate::egdb::{Database, Wld};
 use crate::eval::{Evaluate, Evaluator};
-use crate::rules::{Board, Color, DrawRules, Move, MoveList, Outcome, outcome};
+use crate::rules::{Bits, Board, Color, DrawRules, Move, MoveList, Outcome, outcome};
 
 use super::game::{Counters, drawn_by_counters, key_after, repeated};
 use super::history::History;
@@ -29,6 +30,13 @@ pub const MATE: i32 = 32_000;
 /// Scores at least this large (in absolute value) are game ends.
 pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
 pub const DRAW: i32 = 0;
+/// A position the endgame database calls won scores this plus its evaluation (clamped to
+/// `EGDB_EVAL_RANGE`), so the search keeps the win and still prefers progress (material
+/// gained, kings closing in); a lost one scores its negation. Reported in the Hub as 71
+/// to 89 men: above any evaluation of a position with five pieces, below the 90 and up
+/// that clients read as a game end (Scan's convention).
+pub const EGDB_WIN: i32 = 8_000;
+const EGDB_EVAL_RANGE: i32 = 900;
 
 // Search parameters (centi-men and plies). Tuned by bench and tactics runs, not by the
 // evaluation pipeline, so they live here rather than under tuning/.
@@ -194,6 +202,10 @@ fn score_from_tt(s: i32, ply: usize) -> i32 {
 /// One thread's search.
 pub struct Searcher<'a, P: Evaluate> {
     eval: &'a Evaluator<P>,
+    /// The english endgame database, if one is loaded and the variant is english.
+    egdb: Option<&'a Database>,
+    /// Positions with at most this many pieces are probed (see `with_egdb`).
+    egdb_pieces: u32,
     tt: &'a TranspositionTable,
     shared: &'a SearchShared<'a>,
     /// 0 for the main thread, which reports, keeps time and decides the move.
@@ -249,6 +261,8 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         keys.extend_from_slice(history);
         Searcher {
             eval,
+            egdb: None,
+            egdb_pieces: 0,
             tt,
             shared,
             id,
@@ -285,6 +299,52 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
             best: Vec::new(),
             completed_depth: 0,
         }
+    }
+
+    /// Score positions with few pieces from `db` (english boards only: the caller checks
+    /// the variant). When the root itself is in the database, only positions with fewer
+    /// pieces are probed: were every child scored at once, the search would stop at depth
+    /// one and choose among equally won moves by the static evaluation alone, with no plan
+    /// to make progress; searched, the won side looks for the captures that the database
+    /// then confirms.
+    pub fn with_egdb(mut self, db: Option<&'a Database>) -> Self {
+        self.egdb = db;
+        let root_pieces = (self.root.white() | self.root.black()).count();
+        self.egdb_pieces = db.map_or(0, |db| {
+            let max = db.max_pieces() as u32;
+            if root_pieces <= max {
+                root_pieces - 1
+            } else {
+                max
+            }
+        });
+        self
+    }
+
+    /// The database's score of `pos`, if it holds it (see [`EGDB_WIN`]).
+    #[inline(always)]
+    fn probe_egdb(&self, pos: &P) -> Option<i32> {
+        let db = self.egdb?;
+        let (white, black) = (pos.white(), pos.black());
+        if (white | black).count() > self.egdb_pieces {
+            return None;
+        }
+        let v = db.probe(
+            white.to_u128() as u64,
+            black.to_u128() as u64,
+            pos.kings().to_u128() as u64,
+            pos.side(),
+        )?;
+        let eval = || {
+            self.eval
+                .evaluate(pos)
+                .clamp(-EGDB_EVAL_RANGE, EGDB_EVAL_RANGE)
+        };
+        Some(match v {
+            Wld::Draw => DRAW,
+            Wld::Win => EGDB_WIN + eval(),
+            Wld::Loss => -EGDB_WIN + eval(),
+        })
     }
 
     /// Add this thread's uncounted nodes to the shared total; returns the total.
@@ -559,6 +619,13 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         if ply >= MAX_PLY - 1 {
             return self.eval.evaluate(pos);
         }
+        // The endgame database knows the result (the root is searched all the same: it
+        // needs a move).
+        if ply > 0
+            && let Some(s) = self.probe_egdb(pos)
+        {
+            return s;
+        }
 
         // 4. Mate-distance pruning: nothing here can beat a game end nearer the root.
         alpha = alpha.max(-MATE + ply as i32);
@@ -824,6 +891,11 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         }
         if ply >= MAX_PLY - 1 {
             return self.eval.evaluate(pos);
+        }
+        if ply > 0
+            && let Some(s) = self.probe_egdb(pos)
+        {
+            return s;
         }
         let mut moves = std::mem::take(&mut self.lists[ply]);
         if !pos.has_capture() {

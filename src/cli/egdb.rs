@@ -1,0 +1,96 @@
+//! `tammi egdb`: build and query the english endgame database.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+use crate::egdb::{Database, Wld};
+use crate::notation::parse_position;
+use crate::rules::{Board, English, Position};
+
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+The database holds the exact result (win, loss or draw for the side to move) of every
+english position with up to --pieces pieces, two bits each: 4 pieces take 1.9 MB and a few
+seconds to build, 5 pieces 41 MB and a few minutes. Give the file to the engine with
+`tammi analyze --egdb FILE` or the Hub option `egdb` (`tammi match --engine-option
+1:egdb=FILE`); the search then scores such positions exactly.")]
+pub struct EgdbArgs {
+    #[command(subcommand)]
+    pub command: EgdbCommand,
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum EgdbCommand {
+    /// Build a database by retrograde analysis and write it to a file.
+    Build {
+        /// Largest number of pieces (2 to 6; 6 needs hours and gigabytes).
+        #[arg(long, default_value_t = 4)]
+        pieces: usize,
+        /// Output file.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Print the database's value of a position (english PDN FEN or Hub position).
+    Probe {
+        /// Database file written by `tammi egdb build`.
+        #[arg(long)]
+        db: PathBuf,
+        #[arg(long)]
+        fen: String,
+    },
+}
+
+pub fn run(args: &EgdbArgs) -> Result<i32> {
+    match &args.command {
+        EgdbCommand::Build { pieces, out } => {
+            let start = Instant::now();
+            let db = Database::build(*pieces, |slice, done, all| {
+                eprintln!(
+                    "slice {done}/{all}: white {}+{}K, black {}+{}K ({} positions)  {:.1} s",
+                    slice.men[0],
+                    slice.kings[0],
+                    slice.men[1],
+                    slice.kings[1],
+                    slice.size(),
+                    start.elapsed().as_secs_f64()
+                );
+            })?;
+            db.save(out)?;
+            println!(
+                "{}: english, up to {pieces} pieces, {} bytes, built in {:.1} s",
+                out.display(),
+                db.bytes(),
+                start.elapsed().as_secs_f64()
+            );
+            Ok(0)
+        }
+        EgdbCommand::Probe { db, fen } => {
+            let db = Database::load(db)?;
+            let pos: Position<English> = parse_position(fen)
+                .map_err(|e| anyhow::anyhow!("{e}"))
+                .context("--fen")?;
+            let pieces = (pos.white() | pos.black()).count_ones() as usize;
+            if pieces > db.max_pieces() {
+                bail!(
+                    "the position has {pieces} pieces; this database holds up to {}",
+                    db.max_pieces()
+                );
+            }
+            let v = db
+                .probe(pos.white(), pos.black(), pos.kings(), pos.side())
+                .expect("within the database");
+            let side = pos.side().name();
+            println!(
+                "{}",
+                match v {
+                    Wld::Win => format!("win for {side} (to move)"),
+                    Wld::Loss => format!("loss for {side} (to move)"),
+                    Wld::Draw => "draw".to_string(),
+                }
+            );
+            Ok(0)
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! The english endgame database from the outside: `tammi egdb`, the engine option, the
+//! Hub parameter, and what the search makes of it.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use tammi::egdb::Database;
+use tammi::rules::Variant;
+use tammi::search::{Engine, EngineOptions, Limits, Score};
+
+fn tammi(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tammi"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A fresh directory for one test's files.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tammi-egdb-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A 3-piece database file (built in well under a second).
+fn three_piece_db(dir: &std::path::Path) -> PathBuf {
+    let path = dir.join("english3.egdb");
+    Database::build(3, |_, _, _| {})
+        .unwrap()
+        .save(&path)
+        .unwrap();
+    path
+}
+
+fn score_of(e: &mut Engine, fen: &str, depth: u32) -> i32 {
+    e.set_position(Variant::English, fen, &[]).unwrap();
+    match e.think(Limits::depth(depth), |_| {}).score {
+        Some(Score::Eval(s)) => s,
+        other => panic!("{fen}: expected an evaluation, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_search_scores_database_wins_in_their_own_band() {
+    let dir = scratch("search");
+    let path = three_piece_db(&dir);
+    // White must take the king on 23 (18x27 or 19x26); then two kings against one with
+    // Black to move: won, which the search cannot see by itself at depth 3.
+    let fen = "W:WK18,K19:BK1,K23";
+    let mut plain = Engine::new(EngineOptions {
+        hash_mb: 8,
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    let without = score_of(&mut plain, fen, 3);
+    assert!(without < 7_100, "{without}");
+    let mut with = Engine::new(EngineOptions {
+        hash_mb: 8,
+        egdb: Some(path.clone()),
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    let won = score_of(&mut with, fen, 3);
+    assert!((7_100..=8_900).contains(&won), "{won}");
+    // With Black to move, Black takes first (23x14 or 23x16) and wins: the same band,
+    // from Black's view.
+    let black = score_of(&mut with, "B:WK18,K19:BK1,K23", 3);
+    assert!((7_100..=8_900).contains(&black), "{black}");
+    // Other variants ignore the database: the same squares in russian are no database
+    // position (flying kings), and the search runs as without one.
+    with.set_position(Variant::Russian, "W:WK18,K19:BK1,K23", &[])
+        .unwrap();
+    let r = with.think(Limits::depth(3), |_| {});
+    assert!(
+        matches!(r.score, Some(Score::Eval(s)) if s.abs() < 7_100)
+            || matches!(r.score, Some(Score::GameEnd(_))),
+        "{:?}",
+        r.score
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_bad_database_file_is_refused_and_the_engine_keeps_its_options() {
+    let dir = scratch("bad");
+    let bad = dir.join("not-a-db.egdb");
+    std::fs::write(&bad, b"hello").unwrap();
+    let mut e = Engine::new(EngineOptions::default()).unwrap();
+    let before = e.options().clone();
+    let err = e
+        .set_options(EngineOptions {
+            egdb: Some(bad.clone()),
+            ..before.clone()
+        })
+        .unwrap_err();
+    assert!(
+        err.contains("not a tammi english endgame database"),
+        "{err}"
+    );
+    assert_eq!(e.options(), &before);
+    let missing = dir.join("missing.egdb");
+    let err = Engine::new(EngineOptions {
+        egdb: Some(missing),
+        ..EngineOptions::default()
+    })
+    .unwrap_err();
+    assert!(err.contains("missing.egdb"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_command_line_builds_and_probes() {
+    let dir = scratch("cli");
+    let out = dir.join("e3.egdb");
+    let (code, stdout, err) = tammi(&[
+        "egdb",
+        "build",
+        "--pieces",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("up to 3 pieces"), "{stdout}");
+    assert!(err.contains("slice"), "progress on stderr: {err}");
+    let db = out.to_str().unwrap();
+    let probe = |fen: &str| tammi(&["egdb", "probe", "--db", db, "--fen", fen]);
+    assert_eq!(probe("W:WK18,K19:BK1").1.trim(), "win for white (to move)");
+    assert_eq!(probe("B:WK18,K19:BK1").1.trim(), "loss for black (to move)");
+    assert_eq!(probe("W:WK18:BK1").1.trim(), "draw");
+    let (code, _, err) = probe("W:W18,19,20:BK1");
+    assert_eq!(code, 2);
+    assert!(err.contains("4 pieces") && err.contains("up to 3"), "{err}");
+    let (code, _, err) = probe("W:W18:Bxyz");
+    assert_eq!(code, 2);
+    assert!(err.contains("--fen"), "{err}");
+    let (code, _, err) = tammi(&["egdb", "build", "--pieces", "9", "--out", db]);
+    assert_eq!(code, 2);
+    assert!(err.contains("2 to 6 pieces"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_hub_parameter_loads_and_refuses() {
+    use std::io::Write;
+    let dir = scratch("hub");
+    let path = three_piece_db(&dir);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
+        .arg("hub")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = format!(
+        "hub\nset-param name=egdb value={}\nset-param name=egdb value=/nonexistent/x.egdb\n\
+         set-param name=variant value=english\npos fen=W:WK18,K19:BK1,K23\nlevel depth=3\n\
+         go think\nquit\n",
+        path.display()
+    );
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let out = String::from_utf8_lossy(&out.stdout);
+    assert!(out.contains("param name=egdb value="), "{out}");
+    let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(errors[0].contains("x.egdb"), "{out}");
+    // The first database stayed: the search reports the database's win band.
+    let last_info = out.lines().rfind(|l| l.starts_with("info")).unwrap();
+    let score: f64 = last_info
+        .split_whitespace()
+        .find_map(|t| t.strip_prefix("score="))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((71.0..=89.0).contains(&score), "{last_info}");
+    // Either capture wins (18x27 or 19x26, both taking 23).
+    assert!(
+        out.contains("done move=18x27x23") || out.contains("done move=19x26x23"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
