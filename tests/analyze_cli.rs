@@ -1,18 +1,7 @@
 //! `tammi analyze` from the command line: positions from FEN, moves and PDN games.
 
-use std::process::Command;
-
-fn tammi(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tammi"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::tammi;
 
 #[test]
 fn analyses_a_position_from_a_pdn_game() {

@@ -4,7 +4,7 @@
 mod common;
 use std::process::Command;
 
-use common::Rng;
+use common::{Rng, tammi};
 use tammi::notation::{parse_fen, parse_hub_position, parse_move, parse_position, parse_square};
 use tammi::rules::{ALL_VARIANTS, Board, Notation, Variant};
 use tammi::with_board;
@@ -88,18 +88,6 @@ fn parsers_survive_random_and_mutated_text() {
             with_board!(v, P => exercise::<P>(&text));
         }
     }
-}
-
-fn tammi(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tammi"))
-        .args(args)
-        .output()
-        .expect("run tammi");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

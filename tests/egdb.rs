@@ -1,24 +1,14 @@
 //! The english endgame database from the outside: `tammi egdb`, the engine option, the
 //! Hub parameter, and what the search makes of it.
 
+mod common;
+use common::tammi;
 use std::path::PathBuf;
 use std::process::Command;
 
 use tammi::egdb::Database;
 use tammi::rules::Variant;
 use tammi::search::{Engine, EngineOptions, Limits, Score};
-
-fn tammi(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tammi"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// A fresh directory for one test's files.
 fn scratch(name: &str) -> PathBuf {
@@ -139,6 +129,12 @@ fn the_command_line_builds_and_probes() {
     let (code, _, err) = probe("W:W18:Bxyz");
     assert_eq!(code, 2);
     assert!(err.contains("--fen"), "{err}");
+    let (code, stdout, err) = tammi(&["egdb", "verify", "--db", db, "--samples", "5000"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        stdout.contains("checked 5000 positions") && stdout.contains(": 0 inconsistent"),
+        "{stdout}"
+    );
     let (code, _, err) = tammi(&["egdb", "build", "--pieces", "9", "--out", db]);
     assert_eq!(code, 2);
     assert!(err.contains("2 to 6 pieces"), "{err}");
@@ -188,5 +184,71 @@ fn the_hub_parameter_loads_and_refuses() {
         out.contains("done move=18x27x23") || out.contains("done move=19x26x23"),
         "{out}"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn with_the_root_in_the_database_only_moves_that_keep_its_value_are_played() {
+    use tammi::egdb::Wld;
+    use tammi::notation::{format_hub_move, parse_fen};
+    use tammi::rules::{Bits, Board, English, Position};
+
+    let dir = scratch("root");
+    let path = three_piece_db(&dir);
+    let db = Database::load(&path).unwrap();
+    let value = |p: &Position<English>| {
+        db.probe(
+            p.white().to_u128() as u64,
+            p.black().to_u128() as u64,
+            p.kings().to_u128() as u64,
+            p.side(),
+        )
+        .unwrap()
+    };
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 8,
+        egdb: Some(path.clone()),
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    // Every placement of a white king and man against a black king with White to move
+    // whose moves do not all keep the same value: a depth-1 search, which probes only
+    // positions of fewer pieces, would often choose by the evaluation alone.
+    let mut tried = 0;
+    let mut list = Vec::new();
+    for k in 1..=32u32 {
+        for m in 5..=32u32 {
+            for b in 1..=32u32 {
+                if k == m || k == b || m == b || (k + m + b) % 3 != 0 {
+                    continue;
+                }
+                let fen = format!("W:WK{k},{m}:BK{b}");
+                let pos: Position<English> = parse_fen(&fen).unwrap();
+                pos.generate(&mut list);
+                let results: Vec<Wld> = list.iter().map(|mv| value(&pos.play(mv))).collect();
+                // The mover's best: the opponent lost, else drawn.
+                let best = if results.contains(&Wld::Loss) {
+                    Wld::Loss
+                } else if results.contains(&Wld::Draw) {
+                    Wld::Draw
+                } else {
+                    continue;
+                };
+                if results.iter().all(|&r| r == best) {
+                    continue;
+                }
+                engine.set_position(Variant::English, &fen, &[]).unwrap();
+                let done = engine.think(Limits::depth(1), |_| {});
+                let played = done.best.expect("a move");
+                let i = list
+                    .iter()
+                    .position(|mv| format_hub_move::<Position<English>>(mv) == played)
+                    .expect("a legal move");
+                assert_eq!(results[i], best, "{fen}: {played}");
+                tried += 1;
+            }
+        }
+    }
+    assert!(tried > 50, "{tried}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

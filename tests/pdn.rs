@@ -4,9 +4,8 @@
 
 mod common;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use common::Rng;
+use common::{Rng, tammi};
 use tammi::notation::{format_hub_move, parse_fen, parse_move};
 use tammi::pdn::{
     self, Game, Line, PdnMove, ReadOptions, WriteOptions, read_pdn, resolve, write_game,
@@ -724,18 +723,6 @@ fn position_at_gives_the_fen_and_the_moves_to_it() {
 
 // ---------------------------------------------------------------------------------------
 // The command line.
-
-fn tammi(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tammi"))
-        .args(args)
-        .output()
-        .expect("run tammi");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn temp_file(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tammi-pdn-test-{}", std::process::id()));

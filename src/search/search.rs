@@ -306,7 +306,8 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
     /// pieces are probed: were every child scored at once, the search would stop at depth
     /// one and choose among equally won moves by the static evaluation alone, with no plan
     /// to make progress; searched, the won side looks for the captures that the database
-    /// then confirms.
+    /// then confirms. With one principal variation asked for, the root's moves are also
+    /// narrowed to those that keep its database value (MultiPV analysis shows them all).
     pub fn with_egdb(mut self, db: Option<&'a Database>) -> Self {
         self.egdb = db;
         let root_pieces = (self.root.white() | self.root.black()).count();
@@ -318,7 +319,38 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
                 max
             }
         });
+        if let Some(db) = db
+            && root_pieces <= db.max_pieces() as u32
+            && self.shared.multipv <= 1
+        {
+            self.keep_best_database_moves(db);
+        }
         self
+    }
+
+    /// With the root in the database, play only the moves that keep its value: a drawn
+    /// position is never thrown away by a move that the probes of fewer pieces cannot
+    /// judge (a quiet move between two positions of the same material), and a won one
+    /// is never let go. The search then chooses among them.
+    fn keep_best_database_moves(&mut self, db: &Database) {
+        // The mover's result after each move: the database gives it for the opponent.
+        let value = |rm: &RootMove<P::B>| {
+            let child = self.root.play(&rm.mv);
+            match db.probe(
+                child.white().to_u128() as u64,
+                child.black().to_u128() as u64,
+                child.kings().to_u128() as u64,
+                child.side(),
+            ) {
+                Some(Wld::Loss) => 2,
+                Some(Wld::Draw) => 1,
+                _ => 0,
+            }
+        };
+        let values: Vec<u8> = self.root_moves.iter().map(value).collect();
+        let best = values.iter().copied().max().unwrap_or(0);
+        let mut values = values.into_iter();
+        self.root_moves.retain(|_| values.next() == Some(best));
     }
 
     /// The database's score of `pos`, if it holds it (see [`EGDB_WIN`]).

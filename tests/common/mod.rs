@@ -1,4 +1,4 @@
-//! Helpers shared by the rule and notation tests.
+//! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
 use tammi::notation::{format_move, parse_position};
@@ -64,4 +64,17 @@ pub fn random_positions<P: Board>(seed: u64, count: usize) -> Vec<P> {
     }
     out.truncate(count);
     out
+}
+
+/// Run the built `tammi` binary with `args`: exit status (-1 when killed), stdout, stderr.
+pub fn tammi(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tammi"))
+        .args(args)
+        .output()
+        .expect("run tammi");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
