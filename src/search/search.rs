@@ -239,6 +239,18 @@ pub struct Searcher<'a, P: Evaluate> {
     pub completed_depth: i32,
 }
 
+/// The database's value of `pos` for its side to move (english boards: the caller
+/// checks the variant), if the database holds it.
+#[inline(always)]
+fn database_value<P: Board>(db: &Database, pos: &P) -> Option<Wld> {
+    db.probe(
+        pos.white().to_u128() as u64,
+        pos.black().to_u128() as u64,
+        pos.kings().to_u128() as u64,
+        pos.side(),
+    )
+}
+
 impl<'a, P: Evaluate> Searcher<'a, P> {
     /// A searcher for `root`, reached with `history` (keys of the earlier positions since
     /// the last irreversible move) and `counters`; `legal` are the root's moves.
@@ -334,18 +346,10 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
     /// is never let go. The search then chooses among them.
     fn keep_best_database_moves(&mut self, db: &Database) {
         // The mover's result after each move: the database gives it for the opponent.
-        let value = |rm: &RootMove<P::B>| {
-            let child = self.root.play(&rm.mv);
-            match db.probe(
-                child.white().to_u128() as u64,
-                child.black().to_u128() as u64,
-                child.kings().to_u128() as u64,
-                child.side(),
-            ) {
-                Some(Wld::Loss) => 2,
-                Some(Wld::Draw) => 1,
-                _ => 0,
-            }
+        let value = |rm: &RootMove<P::B>| match database_value(db, &self.root.play(&rm.mv)) {
+            Some(Wld::Loss) => 2,
+            Some(Wld::Draw) => 1,
+            _ => 0,
         };
         let values: Vec<u8> = self.root_moves.iter().map(value).collect();
         let best = values.iter().copied().max().unwrap_or(0);
@@ -357,16 +361,10 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
     #[inline(always)]
     fn probe_egdb(&self, pos: &P) -> Option<i32> {
         let db = self.egdb?;
-        let (white, black) = (pos.white(), pos.black());
-        if (white | black).count() > self.egdb_pieces {
+        if (pos.white() | pos.black()).count() > self.egdb_pieces {
             return None;
         }
-        let v = db.probe(
-            white.to_u128() as u64,
-            black.to_u128() as u64,
-            pos.kings().to_u128() as u64,
-            pos.side(),
-        )?;
+        let v = database_value(db, pos)?;
         let eval = || {
             self.eval
                 .evaluate(pos)
