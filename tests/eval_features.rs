@@ -132,3 +132,30 @@ fn patterns_are_seen_from_each_side() {
     let pos: Position<English> = tammi::notation::parse_position("W:W22,32:B1,11").unwrap();
     assert_eq!(eval.evaluate(&pos), 0);
 }
+
+#[test]
+fn tapered_patterns_on_10x10_are_seen_from_each_side() {
+    // International window 1 is the far left 4x4 block (squares 1, 2, 6, 7, 11, 12, 16,
+    // 17 for White); Black's window 1 is the board turned round: 50, 49, 45, 44, ...
+    let mut w = Weights::zero(50);
+    w.man = 100;
+    w.drawish_scale_pct = 100;
+    w.three_vs_one_scale_pct = 100;
+    let index = tammi::eval::weights::parse_pattern("o./../../..").unwrap();
+    let per_phase = 16 * tammi::eval::weights::PATTERN_STATES;
+    w.patterns[index] = 40; // opening
+    w.patterns[per_phase + index] = 80; // endgame
+    let eval = Evaluator::<Position<International>>::with_weights(&w);
+    let score = |fen: &str| {
+        let pos: Position<International> = tammi::notation::parse_position(fen).unwrap();
+        eval.evaluate(&pos)
+    };
+    // The men on 28 and 23 stand outside both sides' window 1.
+    assert_eq!(score("W:WK1,28:BK50,23"), 0);
+    // 4 pieces of the 40 at the start: (40 * 4 + 80 * 36) / 40 = 76.
+    assert_eq!(score("W:WK1,28:BK49,23"), 76);
+    assert_eq!(score("B:WK1,28:BK49,23"), -76);
+    assert_eq!(score("B:WK2,28:BK50,23"), 76);
+    // A third piece in White's window: no longer "o." alone.
+    assert_eq!(score("W:WK1,K7,28:BK49,23"), 0);
+}

@@ -16,6 +16,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
+use rayon::prelude::*;
 
 use super::rules_tools::parse_variant;
 use crate::eval::{Evaluate, Evaluator, Weights};
@@ -129,6 +130,9 @@ pub struct FitArgs {
     /// Print the loss every this many epochs (and at the last).
     #[arg(long, default_value_t = 10)]
     pub report_every: usize,
+    /// Keep the pattern values as they are in --base (fit the scalars and tables only).
+    #[arg(long)]
+    pub keep_patterns: bool,
 }
 
 pub fn run(args: &TuneArgs) -> Result<i32> {
@@ -470,6 +474,10 @@ fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
+/// Positions per parallel work item of [`loss`] and [`gradient`]: large enough that a
+/// gradient vector per item costs little beside the rows it sums.
+const CHUNK: usize = 1 << 16;
+
 /// Mean cross-entropy of the model with scale `k` and weights `w`.
 fn loss(d: &Dataset, w: &[f64], k: f64) -> f64 {
     if d.len() == 0 {
@@ -477,6 +485,8 @@ fn loss(d: &Dataset, w: &[f64], k: f64) -> f64 {
     }
     let eps = 1e-12;
     let total: f64 = (0..d.len())
+        .into_par_iter()
+        .with_min_len(CHUNK)
         .map(|i| {
             let p = sigmoid(k * d.eval(i, w) / 100.0).clamp(eps, 1.0 - eps);
             let y = d.result[i] as f64;
@@ -486,16 +496,29 @@ fn loss(d: &Dataset, w: &[f64], k: f64) -> f64 {
     total / d.len() as f64
 }
 
-/// The gradient of [`loss`] with respect to `w`.
+/// The gradient of [`loss`] with respect to `w`, summed over chunks of positions in
+/// parallel (each chunk into its own vector, then added in chunk order, so the result
+/// does not depend on the thread count).
 fn gradient(d: &Dataset, w: &[f64], k: f64) -> Vec<f64> {
+    let chunks = d.len().div_ceil(CHUNK);
+    let parts: Vec<Vec<f64>> = (0..chunks)
+        .into_par_iter()
+        .map(|c| {
+            let mut g = vec![0.0; w.len()];
+            for i in c * CHUNK..((c + 1) * CHUNK).min(d.len()) {
+                let p = sigmoid(k * d.eval(i, w) / 100.0);
+                let e = (p - d.result[i] as f64) * k / 100.0;
+                let (idx, val) = d.row(i);
+                for (&j, &v) in idx.iter().zip(val) {
+                    g[j as usize] += e * v as f64;
+                }
+            }
+            g
+        })
+        .collect();
     let mut g = vec![0.0; w.len()];
-    for i in 0..d.len() {
-        let p = sigmoid(k * d.eval(i, w) / 100.0);
-        let e = (p - d.result[i] as f64) * k / 100.0;
-        let (idx, val) = d.row(i);
-        for (&j, &v) in idx.iter().zip(val) {
-            g[j as usize] += e * v as f64;
-        }
+    for part in parts {
+        g.iter_mut().zip(part).for_each(|(a, b)| *a += b);
     }
     let n = d.len().max(1) as f64;
     g.iter_mut().for_each(|x| *x /= n);
@@ -632,8 +655,12 @@ pub fn run_fit(a: &FitArgs) -> Result<i32> {
     );
     let params = base.params();
     let mut w: Vec<f64> = params.iter().map(|&v| v as f64).collect();
+    let patterns_from = Weights::NAMES.len() + 4 * squares;
     let free: Vec<bool> = (0..w.len())
-        .map(|i| !(i < Weights::NAMES.len() && FIXED.contains(&Weights::NAMES[i])))
+        .map(|i| {
+            !(i < Weights::NAMES.len() && FIXED.contains(&Weights::NAMES[i]))
+                && !(a.keep_patterns && i >= patterns_from)
+        })
         .collect();
     let k = fit_k(&train, &w);
     let (train0, valid0) = (loss(&train, &w, k), loss(&valid, &w, k));

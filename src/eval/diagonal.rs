@@ -17,7 +17,7 @@ use crate::rules::geometry::{DOWN_LEFT, DOWN_RIGHT, UP_LEFT, UP_RIGHT, reverse};
 use crate::rules::{Bits, Board, Color, Goal, Position, Rules};
 
 use super::endgame::{self, Ending, Material};
-use super::weights::{PATTERN_STATES, PATTERN_WINDOWS, TABLES};
+use super::weights::{PATTERN_STATES, TABLES, pattern_phases};
 use super::{Evaluate, Features, Term, Weights, distance};
 
 const SCALARS: usize = Weights::NAMES.len();
@@ -35,9 +35,9 @@ trait Sink<B> {
     /// The per-square tables for `pieces` (men, or kings when `king`) of colour `c`,
     /// tapered by `phase` (pieces on the board, at most D); `sign` is +1 for White.
     fn squares(&mut self, king: bool, c: Color, pieces: B, phase: i32, sign: i32);
-    /// Configuration `index` of pattern window `window` (0-based), seen from one side;
-    /// `sign` is +1 for White.
-    fn pattern(&mut self, window: usize, index: usize, sign: i32);
+    /// The pattern windows (`shifts`, see [`window_shifts`]) over the `white` and `black`
+    /// pieces (ghost-layout bits), with `phase` as for the tables.
+    fn patterns(&mut self, shifts: &[[u32; 4]], white: u64, black: u64, phase: i32);
 }
 
 /// The search's sink: the score itself.
@@ -72,8 +72,22 @@ impl<B: Bits> Sink<B> for Score<'_, B> {
         self.fine += sign * (open * phase + end * (self.t.start_pieces - phase));
     }
     #[inline(always)]
-    fn pattern(&mut self, window: usize, index: usize, sign: i32) {
-        self.coarse += sign * self.t.patterns[window * PATTERN_STATES + index] as i32;
+    fn patterns(&mut self, shifts: &[[u32; 4]], white: u64, black: u64, phase: i32) {
+        // One read per window: the table holds White's value of the configuration less
+        // Black's value of the same squares seen from his side (see `board_patterns`).
+        let (mut open, mut end) = (0, 0);
+        for (w, s) in shifts.iter().enumerate() {
+            let index =
+                BASE3[window_bits(white, s)] as usize + 2 * BASE3[window_bits(black, s)] as usize;
+            let [o, e] = self.t.patterns[w * PATTERN_STATES + index];
+            open += o as i32;
+            end += e as i32;
+        }
+        if self.t.pattern_phases == 1 {
+            self.coarse += open;
+        } else {
+            self.fine += open * phase + end * (self.t.start_pieces - phase);
+        }
     }
 }
 
@@ -100,10 +114,38 @@ impl<B: Bits> Sink<B> for Tracer<'_, B> {
             self.f.fine[i + n] += sign * (self.t.start_pieces - phase);
         }
     }
-    fn pattern(&mut self, window: usize, index: usize, sign: i32) {
+    fn patterns(&mut self, shifts: &[[u32; 4]], white: u64, black: u64, phase: i32) {
         let base = Weights::NAMES.len() + TABLES.len() * self.t.squares;
-        let i = base + window * PATTERN_STATES + index;
-        self.f.sparse_coarse.push((i as u32, sign));
+        let n = shifts.len();
+        let end = self.t.start_pieces - phase;
+        for w in 0..n {
+            // White sees the board as numbered, so its window `w` is the board's; Black
+            // sees it turned half a circle: his window `w` is the board's window
+            // `n - 1 - w` with the square order reversed.
+            let r = &shifts[n - 1 - w];
+            let views = [
+                (
+                    BASE3[window_bits(white, &shifts[w])]
+                        + 2 * BASE3[window_bits(black, &shifts[w])],
+                    1,
+                ),
+                (
+                    BASE3_REVERSED[window_bits(black, r)]
+                        + 2 * BASE3_REVERSED[window_bits(white, r)],
+                    -1,
+                ),
+            ];
+            for (index, sign) in views {
+                let i = (base + w * PATTERN_STATES + index as usize) as u32;
+                if self.t.pattern_phases == 1 {
+                    self.f.sparse_coarse.push((i, sign));
+                } else {
+                    let e = i + (n * PATTERN_STATES) as u32;
+                    self.f.sparse_fine.push((i, sign * phase));
+                    self.f.sparse_fine.push((e, sign * end));
+                }
+            }
+        }
     }
 }
 
@@ -143,9 +185,12 @@ pub struct DiagonalTables<B> {
     coords: [(u8, u8); 128],
     /// Pieces on the board at the start.
     start_pieces: i32,
-    /// The pattern values (8x8 boards; see [`super::weights::PATTERN_WINDOWS`]), as i16:
-    /// half the cache lines of i32 for a table read at random 18 times per evaluation.
-    patterns: Vec<i16>,
+    /// The pattern values per board window and configuration (see `board_patterns`),
+    /// (opening, endgame) as i16: half the cache lines of i32 for a table read at random
+    /// once per window and evaluation.
+    patterns: Vec<[i16; 2]>,
+    /// 1 (one value per configuration) or 2 (opening and endgame, tapered).
+    pattern_phases: usize,
     /// Whether any pattern value is non-zero (else the patterns are skipped).
     has_patterns: bool,
 }
@@ -174,51 +219,82 @@ const fn base3_table(reversed: bool) -> [u16; 256] {
 const BASE3: [u16; 256] = base3_table(false);
 const BASE3_REVERSED: [u16; 256] = base3_table(true);
 
-/// Bit shifts of the four rows of each 4x4 window of the 8x8 ghost layout (board rows of
-/// four squares in consecutive bits, a ghost bit after every two rows): window `w` covers
-/// rows `2 * (w / 3)` to `+3` and, in each of them, the squares `w % 3` and `w % 3 + 1`
-/// of the row (the two dark squares of columns `2 * (w % 3)` to `+3`).
-const WINDOW_SHIFTS: [[u32; 4]; PATTERN_WINDOWS] = {
-    let mut t = [[0u32; 4]; PATTERN_WINDOWS];
+/// Bit shifts of the four rows of each 4x4 window of a `width`-wide ghost layout (board
+/// rows of `width / 2` squares in consecutive bits, a ghost bit after every two rows), for
+/// the `N = (width / 2 - 1)^2` windows: window `w` covers rows `2 * (w / k)` to `+3`
+/// (`k = width / 2 - 1` windows a row) and, in each of them, the squares `w % k` and
+/// `w % k + 1` of the row (the two dark squares of columns `2 * (w % k)` to `+3`).
+const fn window_shifts<const N: usize>(width: u32) -> [[u32; 4]; N] {
+    let h = width / 2;
+    let k = (h - 1) as usize;
+    let mut t = [[0u32; 4]; N];
     let mut w = 0;
-    while w < PATTERN_WINDOWS {
+    while w < N {
         let mut i = 0;
         while i < 4 {
-            let row = 2 * (w / 3) as u32 + i as u32;
-            t[w][i] = 4 * row + row / 2 + (w % 3) as u32;
+            let row = 2 * (w / k) as u32 + i as u32;
+            t[w][i] = h * row + row / 2 + (w % k) as u32;
             i += 1;
         }
         w += 1;
     }
     t
-};
+}
+const WINDOWS_8: [[u32; 4]; 9] = window_shifts(8);
+const WINDOWS_10: [[u32; 4]; 16] = window_shifts(10);
 
-/// The pieces of `b` (an 8x8 ghost-layout bitboard) in window `w`, as 8 bits: rows from
-/// the top of the board (square 1's side), left square first.
+/// The pattern windows of a board `width` wide (none on 12x12, whose bitboards are wider
+/// than a `u64`).
+const fn windows(width: u32) -> &'static [[u32; 4]] {
+    match width {
+        8 => &WINDOWS_8,
+        10 => &WINDOWS_10,
+        _ => &[],
+    }
+}
+
+/// The pieces of `b` (a ghost-layout bitboard) in the window with row shifts `s`, as 8
+/// bits: rows from the top of the board (square 1's side), left square first.
 #[inline(always)]
-fn window_bits(b: u64, w: usize) -> usize {
-    let s = &WINDOW_SHIFTS[w];
+fn window_bits(b: u64, s: &[u32; 4]) -> usize {
     (((b >> s[0]) & 3)
         | (((b >> s[1]) & 3) << 2)
         | (((b >> s[2]) & 3) << 4)
         | (((b >> s[3]) & 3) << 6)) as usize
 }
 
-/// Every window, seen from each side, into `sink`. White sees the board as numbered, so
-/// its window `w` is the board's; Black sees it turned half a circle, so its window `w` is
-/// the board's window `8 - w` with the bit order reversed.
-#[inline(always)]
-fn pattern_terms<B: Bits, S: Sink<B>>(sink: &mut S, white: B, black: B) {
-    let (white, black) = (white.to_u128() as u64, black.to_u128() as u64);
-    for w in 0..PATTERN_WINDOWS {
-        let own = BASE3[window_bits(white, w)] as usize;
-        let opp = BASE3[window_bits(black, w)] as usize;
-        sink.pattern(w, own + 2 * opp, 1);
-        let r = PATTERN_WINDOWS - 1 - w;
-        let own = BASE3_REVERSED[window_bits(black, r)] as usize;
-        let opp = BASE3_REVERSED[window_bits(white, r)] as usize;
-        sink.pattern(w, own + 2 * opp, -1);
+/// The search's pattern table, per board window and configuration (`index =
+/// BASE3[white bits] + 2 * BASE3[black bits]`): White's value of window `w` in that
+/// configuration less Black's value of the same squares, which Black sees as his window
+/// `n - 1 - w` read backwards with the colours swapped. One read per window then gives
+/// what two reads of the per-side values would.
+fn board_patterns(w: &Weights, n: usize, phases: usize) -> Vec<[i16; 2]> {
+    let values = &w.patterns;
+    let mut out = vec![[0i16; 2]; n * PATTERN_STATES];
+    if values.is_empty() {
+        return out;
     }
+    for b in 0..n {
+        for index in 0..PATTERN_STATES {
+            let (mut white, mut black, mut x) = (0usize, 0usize, index);
+            for j in 0..8 {
+                match x % 3 {
+                    1 => white |= 1 << j,
+                    2 => black |= 1 << j,
+                    _ => {}
+                }
+                x /= 3;
+            }
+            let seen_by_black = (BASE3_REVERSED[black] + 2 * BASE3_REVERSED[white]) as usize;
+            for p in 0..phases {
+                let set = |window: usize| (p * n + window) * PATTERN_STATES;
+                let v = values[set(b) + index] - values[set(n - 1 - b) + seen_by_black];
+                out[b * PATTERN_STATES + index][p] =
+                    v.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
+            }
+        }
+    }
+    out
 }
 
 /// The board's squares.
@@ -369,8 +445,10 @@ fn terms<R: Rules, S: Sink<R::B>>(
     let phase = pieces.min(t.start_pieces);
     side_terms::<R, S>(t, sink, Color::White, 1, wm, wk, occ, empty, phase);
     side_terms::<R, S>(t, sink, Color::Black, -1, bm, bk, occ, empty, phase);
-    if t.has_patterns || (S::TRACING && R::GEO.width == 8) {
-        pattern_terms(sink, white, black);
+    let shifts = windows(R::GEO.width);
+    if t.has_patterns || (S::TRACING && !shifts.is_empty()) {
+        let (w, b) = (white.to_u128() as u64, black.to_u128() as u64);
+        sink.patterns(shifts, w, b, phase);
     }
 
     if R::GOAL != Goal::Normal {
@@ -434,13 +512,9 @@ impl<R: Rules> Evaluate for Position<R> {
             long_diagonal: zero,
             coords: [(0, 0); 128],
             start_pieces: 2 * Self::start().white().count() as i32,
-            // Patterns are read on 8x8 boards only (`Weights` has none elsewhere).
-            patterns: w
-                .patterns
-                .iter()
-                .map(|&v| v.clamp(i16::MIN as i32, i16::MAX as i32) as i16)
-                .collect(),
-            has_patterns: w.has_patterns() && width == 8,
+            patterns: board_patterns(w, windows(width).len(), pattern_phases(squares)),
+            pattern_phases: pattern_phases(squares),
+            has_patterns: w.has_patterns() && !windows(width).is_empty(),
         };
         let bits: Vec<u32> = (0..128).filter(|&b| (R::GEO.board >> b) & 1 == 1).collect();
         // Row from colour c's back row (0) to its promotion row (width - 1).

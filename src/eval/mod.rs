@@ -13,7 +13,13 @@ pub mod weights;
 
 pub use weights::{Term, Weights};
 
-use crate::rules::Board;
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use once_cell::sync::Lazy;
+
+use crate::rules::{Board, Variant};
 
 /// A board type the search can evaluate.
 pub trait Evaluate: Board {
@@ -46,6 +52,8 @@ pub struct Features {
     /// Sparse whole-unit counts of the parameters past `coarse` (the patterns, too many to
     /// hold densely): (parameter index, count); an index may repeat.
     pub sparse_coarse: Vec<(u32, i32)>,
+    /// Sparse counts in units of `1/denom` (the tapered patterns of 10x10 boards).
+    pub sparse_fine: Vec<(u32, i32)>,
 }
 
 impl Features {
@@ -57,6 +65,7 @@ impl Features {
             denom,
             linear: true,
             sparse_coarse: Vec::new(),
+            sparse_fine: Vec::new(),
         }
     }
 
@@ -74,12 +83,13 @@ impl Features {
             .zip(params)
             .map(|(&a, &b)| a as i64 * b as i64)
             .sum();
-        let p: i64 = self
-            .sparse_coarse
-            .iter()
-            .map(|&(i, n)| params[i as usize] as i64 * n as i64)
-            .sum();
-        (c + p + f / self.denom as i64) as i32
+        let sparse = |s: &[(u32, i32)]| -> i64 {
+            s.iter()
+                .map(|&(i, n)| params[i as usize] as i64 * n as i64)
+                .sum()
+        };
+        let (p, pf) = (sparse(&self.sparse_coarse), sparse(&self.sparse_fine));
+        (c + p + (f + pf) / self.denom as i64) as i32
     }
 
     /// The non-zero features as (parameter, value) with value = coarse + fine / denom.
@@ -91,23 +101,83 @@ impl Features {
             .filter(|(_, (c, f))| **c != 0 || **f != 0)
             .map(|(i, (&c, &f))| (i as u32, c as f32 + f as f32 / self.denom as f32))
             .chain(self.sparse_coarse.iter().map(|&(i, n)| (i, n as f32)))
+            .chain(
+                self.sparse_fine
+                    .iter()
+                    .map(|&(i, n)| (i, n as f32 / self.denom as f32)),
+            )
             .collect()
     }
 }
 
-/// The evaluation of one variant, ready to use.
+/// The evaluation of one variant, ready to use. Cloning shares the tables.
 pub struct Evaluator<P: Evaluate> {
-    tables: P::Tables,
+    tables: Arc<P::Tables>,
+}
+
+impl<P: Evaluate> Clone for Evaluator<P> {
+    fn clone(&self) -> Self {
+        Evaluator {
+            tables: Arc::clone(&self.tables),
+        }
+    }
+}
+
+/// The evaluation of each variant, built on first use: parsing a weights file of
+/// patterns and expanding it into tables takes milliseconds, far too long to repeat for
+/// every position a protocol sets up.
+static BUILT: Lazy<Mutex<HashMap<Variant, Arc<dyn Any + Send + Sync>>>> =
+    Lazy::new(|| Mutex::new(HashMap::new()));
+/// Weights that replace the embedded ones of a variant in this process (the Hub
+/// parameter `weights`): for trying a freshly fitted file without a new build.
+static REPLACED: Lazy<Mutex<HashMap<Variant, Weights>>> = Lazy::new(|| Mutex::new(HashMap::new()));
+
+/// Play `variant` with `weights` from now on in this process (`None`: the embedded
+/// weights again). The weights must be for the variant's board size.
+pub fn replace_weights(variant: Variant, weights: Option<Weights>) -> Result<(), String> {
+    if let Some(w) = &weights
+        && w.squares() != variant.squares() as usize
+    {
+        return Err(format!(
+            "weights for {} squares, but {variant} has {}",
+            w.squares(),
+            variant.squares()
+        ));
+    }
+    let mut replaced = REPLACED.lock().unwrap_or_else(|e| e.into_inner());
+    match weights {
+        Some(w) => replaced.insert(variant, w),
+        None => replaced.remove(&variant),
+    };
+    BUILT
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&variant);
+    Ok(())
 }
 
 impl<P: Evaluate> Evaluator<P> {
-    /// With the weights embedded in the binary for `P`'s variant.
+    /// With the weights embedded in the binary for `P`'s variant, or those given to
+    /// [`replace_weights`]; built once per process and shared.
     pub fn new() -> Self {
-        Self::with_weights(&Weights::embedded(P::VARIANT))
+        let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = built.entry(P::VARIANT).or_insert_with(|| {
+            let replaced = REPLACED.lock().unwrap_or_else(|e| e.into_inner());
+            let tables = match replaced.get(&P::VARIANT) {
+                Some(w) => P::build_tables(w),
+                None => P::build_tables(&Weights::embedded(P::VARIANT)),
+            };
+            Arc::new(Arc::new(tables))
+        });
+        let tables = entry
+            .downcast_ref::<Arc<P::Tables>>()
+            .expect("one board type per variant")
+            .clone();
+        Evaluator { tables }
     }
     pub fn with_weights(w: &Weights) -> Self {
         Evaluator {
-            tables: P::build_tables(w),
+            tables: Arc::new(P::build_tables(w)),
         }
     }
     #[inline(always)]

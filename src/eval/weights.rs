@@ -19,8 +19,9 @@ macro_rules! weights {
             pub king_square_opening: Vec<i32>,
             /// Per king on each square, board empty.
             pub king_square_endgame: Vec<i32>,
-            /// 8x8 boards only: a value per configuration of each 4x4 window (see
-            /// [`PATTERN_WINDOWS`]), `window * PATTERN_STATES + index`; empty elsewhere.
+            /// 8x8 and 10x10 boards: a value per configuration of each 4x4 window (see
+            /// [`pattern_windows`]), at `(phase * windows + window) * PATTERN_STATES +
+            /// index` (one phase on 8x8, opening then endgame on 10x10); empty elsewhere.
             pub patterns: Vec<i32>,
         }
 
@@ -110,13 +111,27 @@ weights! {
     three_vs_one_scale_pct,
 }
 
-/// Patterns (8x8 boards): the board is covered by 9 overlapping 4x4 windows (corners at
-/// rows and columns 0, 2 and 4), 8 playable squares each. Seen from each side's own view
-/// (the board turned half a circle for Black, as for the tables), a window's squares are
-/// in a configuration of empty / own piece / opponent's piece: `3^8` of them, each with a
-/// value. The windows are numbered 1 to 9 row by row from the far left one (the
-/// opponent's back rows) to the near right one.
-pub const PATTERN_WINDOWS: usize = 9;
+/// Patterns: the board is covered by overlapping 4x4 windows (corners on every even row
+/// and column that leaves room for the window: 9 windows on 8x8, 16 on 10x10), 8
+/// playable squares each. Seen from each side's own view (the board turned half a circle
+/// for Black, as for the tables), a window's squares are in a configuration of empty /
+/// own piece / opponent's piece: `3^8` of them, each with a value. The windows are
+/// numbered from 1 row by row, from the far left one (the opponent's back rows) to the
+/// near right one. 12x12 boards have none (their bitboards are wider than the windows'
+/// shifts are written for).
+pub const fn pattern_windows(squares: usize) -> usize {
+    match squares {
+        32 => 9,
+        50 => 16,
+        _ => 0,
+    }
+}
+/// Value sets per configuration: one on 8x8; on 10x10 an opening and an endgame value,
+/// blended by the pieces on the board as the per-square tables are (the long 10x10
+/// opening and its endings want different shapes).
+pub const fn pattern_phases(squares: usize) -> usize {
+    if squares == 50 { 2 } else { 1 }
+}
 /// The largest pattern value, in absolute value (the search keeps them in 16 bits).
 pub const PATTERN_LIMIT: i32 = 10_000;
 /// Configurations of one window: three states for each of its 8 squares.
@@ -124,11 +139,7 @@ pub const PATTERN_STATES: usize = 6561;
 
 /// How many pattern values a board with `squares` playable squares has.
 pub const fn pattern_params(squares: usize) -> usize {
-    if squares == 32 {
-        PATTERN_WINDOWS * PATTERN_STATES
-    } else {
-        0
-    }
+    pattern_windows(squares) * pattern_phases(squares) * PATTERN_STATES
 }
 
 /// A window configuration as text, from the side's own view: four rows of two squares,
@@ -252,44 +263,61 @@ impl Weights {
         Ok(w)
     }
 
-    /// `pattern WINDOW CONFIGURATION VALUE`, e.g. `pattern 5 o./.x/../oo -12`.
+    /// `pattern WINDOW CONFIGURATION VALUE`, e.g. `pattern 5 o./.x/../oo -12`; on 10x10
+    /// `pattern WINDOW CONFIGURATION OPENING ENDGAME`.
     fn parse_pattern_line(&mut self, values: &[&str], squares: usize) -> Result<(), String> {
-        if pattern_params(squares) == 0 {
-            return Err("patterns exist on 8x8 boards only".into());
+        let windows = pattern_windows(squares);
+        let phases = pattern_phases(squares);
+        if windows == 0 {
+            return Err("patterns exist on 8x8 and 10x10 boards only".into());
         }
-        let [window, config, value] = values else {
+        let shape = if phases == 1 {
+            "'pattern WINDOW CONFIGURATION VALUE'"
+        } else {
+            "'pattern WINDOW CONFIGURATION OPENING ENDGAME'"
+        };
+        if values.len() != 2 + phases {
             return Err(format!(
-                "expected 'pattern WINDOW CONFIGURATION VALUE', found 'pattern {}'",
+                "expected {shape}, found 'pattern {}'",
                 values.join(" ")
             ));
-        };
+        }
+        let (window, config) = (values[0], values[1]);
         let window: usize = match window.parse() {
-            Ok(n) if (1..=PATTERN_WINDOWS).contains(&n) => n,
+            Ok(n) if (1..=windows).contains(&n) => n,
             _ => {
                 return Err(format!(
-                    "pattern window '{window}' is not a number from 1 to {PATTERN_WINDOWS}"
+                    "pattern window '{window}' is not a number from 1 to {windows}"
                 ));
             }
         };
         let index = parse_pattern(config)?;
-        let value: i32 = value
-            .parse()
-            .map_err(|_| format!("'{value}' is not an integer"))?;
-        let slot = &mut self.patterns[(window - 1) * PATTERN_STATES + index];
-        if *slot != 0 {
-            return Err(format!("pattern {window} {config} is given twice"));
+        let mut numbers = Vec::with_capacity(phases);
+        for value in &values[2..] {
+            let v: i32 = value
+                .parse()
+                .map_err(|_| format!("'{value}' is not an integer"))?;
+            if v.abs() > PATTERN_LIMIT {
+                return Err(format!(
+                    "pattern {window} {config} is {v}, beyond ±{PATTERN_LIMIT} centi-men"
+                ));
+            }
+            numbers.push(v);
         }
-        if value == 0 {
+        if numbers.iter().all(|&v| v == 0) {
             return Err(format!(
                 "pattern {window} {config} is 0 (leave zero patterns out)"
             ));
         }
-        if value.abs() > PATTERN_LIMIT {
-            return Err(format!(
-                "pattern {window} {config} is {value}, beyond ±{PATTERN_LIMIT} centi-men"
-            ));
+        let slots: Vec<usize> = (0..phases)
+            .map(|p| (p * windows + window - 1) * PATTERN_STATES + index)
+            .collect();
+        if slots.iter().any(|&i| self.patterns[i] != 0) {
+            return Err(format!("pattern {window} {config} is given twice"));
         }
-        *slot = value;
+        for (&i, &v) in slots.iter().zip(&numbers) {
+            self.patterns[i] = v;
+        }
         Ok(())
     }
 
@@ -370,10 +398,17 @@ impl Weights {
         let n = self.squares();
         if i >= ns + 4 * n {
             let p = i - ns - 4 * n;
+            let windows = pattern_windows(n);
+            let (set, config) = (p / PATTERN_STATES, p % PATTERN_STATES);
+            let phase = match (pattern_phases(n), set / windows) {
+                (1, _) => "",
+                (_, 0) => " (opening)",
+                _ => " (endgame)",
+            };
             return format!(
-                "pattern {} {}",
-                p / PATTERN_STATES + 1,
-                pattern_text(p % PATTERN_STATES)
+                "pattern {} {}{phase}",
+                set % windows + 1,
+                pattern_text(config)
             );
         }
         format!("{}[{}]", TABLES[(i - ns) / n], (i - ns) % n + 1)
@@ -404,14 +439,26 @@ impl Weights {
             out.push('\n');
         }
         if self.has_patterns() {
-            out.push_str(
-                "\n# Patterns: pattern WINDOW CONFIGURATION VALUE (see tuning/README.md); the\n\
-                 # configurations left out are worth 0.\n",
-            );
-            for (k, &v) in self.patterns.iter().enumerate() {
-                if v != 0 {
+            let n = self.squares();
+            let (windows, phases) = (pattern_windows(n), pattern_phases(n));
+            out.push_str(if phases == 1 {
+                "\n# Patterns: pattern WINDOW CONFIGURATION VALUE (see tuning/README.md).\n"
+            } else {
+                "\n# Patterns: pattern WINDOW CONFIGURATION OPENING ENDGAME (see tuning/README.md).\n"
+            });
+            out.push_str("# The configurations left out are worth 0.\n");
+            let per_phase = windows * PATTERN_STATES;
+            for k in 0..per_phase {
+                let values: Vec<i32> = (0..phases)
+                    .map(|p| self.patterns[p * per_phase + k])
+                    .collect();
+                if values.iter().any(|&v| v != 0) {
                     let (window, index) = (k / PATTERN_STATES + 1, k % PATTERN_STATES);
-                    out.push_str(&format!("pattern {window} {} {v}\n", pattern_text(index)));
+                    out.push_str(&format!("pattern {window} {}", pattern_text(index)));
+                    for v in values {
+                        out.push_str(&format!(" {v}"));
+                    }
+                    out.push('\n');
                 }
             }
         }
@@ -428,6 +475,28 @@ impl Weights {
     }
 }
 
+/// The largest weights file read at run time (the trained 10x10 files are a few MB).
+const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// A weights file for `variant` from disk (the Hub parameter `weights`); the error says
+/// what is wrong with the file or which line is.
+pub fn read_file(path: &std::path::Path, variant: Variant) -> Result<Weights, String> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{shown} is not a regular file"));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "{shown} has {} bytes, more than a weights file ({} MB at most)",
+            meta.len(),
+            MAX_FILE_BYTES >> 20
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    Weights::parse(&text, variant.squares() as usize).map_err(|e| format!("{shown}: {e}"))
+}
+
 /// The file (name and text) holding the weights of `variant`'s family.
 pub fn embedded_text(variant: Variant) -> (&'static str, &'static str) {
     match variant {
@@ -435,9 +504,13 @@ pub fn embedded_text(variant: Variant) -> (&'static str, &'static str) {
             "english.txt",
             include_str!("../../tuning/weights/english.txt"),
         ),
-        Variant::International | Variant::Killer | Variant::Canadian => (
+        Variant::International | Variant::Killer => (
             "international.txt",
             include_str!("../../tuning/weights/international.txt"),
+        ),
+        Variant::Canadian => (
+            "canadian.txt",
+            include_str!("../../tuning/weights/canadian.txt"),
         ),
         Variant::Russian | Variant::Brazilian => (
             "russian.txt",
@@ -517,8 +590,37 @@ mod tests {
                 .unwrap_err()
                 .contains("given twice")
         );
-        let e = Weights::parse(&format!("{full}pattern 1 o./../../.. 1\n"), 50).unwrap_err();
-        assert!(e.contains("8x8 boards only"), "{e}");
+        let e = Weights::parse(&format!("{full}pattern 1 o./../../.. 1\n"), 72).unwrap_err();
+        assert!(e.contains("8x8 and 10x10 boards only"), "{e}");
+    }
+
+    #[test]
+    fn tapered_pattern_lines_on_10x10() {
+        let full: String = Weights::NAMES.iter().map(|n| format!("{n} 1\n")).collect();
+        let text = format!("{full}pattern 16 o./.x/../oo -12 7\npattern 1 ../../../.. 0 3\n");
+        let w = Weights::parse(&text, 50).unwrap();
+        let i = parse_pattern("o./.x/../oo").unwrap();
+        let per_phase = 16 * PATTERN_STATES;
+        assert_eq!(w.patterns.len(), 2 * per_phase);
+        assert_eq!(w.patterns[15 * PATTERN_STATES + i], -12);
+        assert_eq!(w.patterns[per_phase + 15 * PATTERN_STATES + i], 7);
+        assert_eq!(w.patterns[0], 0);
+        assert_eq!(w.patterns[per_phase], 3);
+        assert_eq!(Weights::parse(&w.to_text(&[]), 50).unwrap(), w);
+        let n = Weights::NAMES.len() + 4 * 50;
+        assert_eq!(
+            w.param_name(n + per_phase + 15 * PATTERN_STATES + i),
+            "pattern 16 o./.x/../oo (endgame)"
+        );
+        for (bad, why) in [
+            ("pattern 17 o./.x/../oo 1 1", "from 1 to 16"),
+            ("pattern 1 o./.x/../oo 1", "OPENING ENDGAME"),
+            ("pattern 1 o./.x/../oo 0 0", "leave zero patterns out"),
+            ("pattern 1 o./.x/../oo 1 10001", "beyond"),
+        ] {
+            let e = Weights::parse(&format!("{full}{bad}\n"), 50).unwrap_err();
+            assert!(e.contains(why) && e.starts_with("line 23"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -102,6 +102,8 @@ struct Hub {
     position: (String, Vec<String>),
     limits: Limits,
     ponder_allowed: bool,
+    /// The `weights` parameter: a weights file replacing the variant's built-in one.
+    weights: String,
     searching: Arc<AtomicBool>,
 }
 
@@ -116,6 +118,7 @@ pub fn run<R: BufRead + Send + 'static>(input: R, output: Box<dyn Write + Send>)
         position: ("start".into(), Vec::new()),
         limits: Limits::default(),
         ponder_allowed: false,
+        weights: String::new(),
         searching: Arc::new(AtomicBool::new(false)),
     };
     for event in events.iter() {
@@ -255,6 +258,10 @@ impl Hub {
                         .map_or(String::new(), |p| p.display().to_string())
                 )
             ),
+            format!(
+                "param name=weights value={} type=string",
+                quote(&self.weights)
+            ),
             "wait".to_string(),
         ];
         for l in lines {
@@ -285,8 +292,12 @@ impl Hub {
                     return Err("variant frisian is not implemented yet".into());
                 }
                 let v: Variant = value.parse()?;
-                // A new variant starts from its start position.
+                // A new variant starts from its start position, with its built-in weights.
                 self.engine.set_position(v, "start", &[])?;
+                if !self.weights.is_empty() {
+                    crate::eval::replace_weights(self.variant, None)?;
+                    self.weights.clear();
+                }
                 self.variant = v;
                 self.position = ("start".into(), Vec::new());
                 return Ok(());
@@ -313,6 +324,23 @@ impl Hub {
                     _ => return Err(format!("ponder must be true or false, got '{value}'")),
                 };
                 return Ok(());
+            }
+            // An empty value goes back to the built-in weights.
+            "weights" => {
+                let path = value.trim();
+                let weights = if path.is_empty() {
+                    None
+                } else {
+                    Some(crate::eval::weights::read_file(
+                        std::path::Path::new(path),
+                        self.variant,
+                    )?)
+                };
+                crate::eval::replace_weights(self.variant, weights)?;
+                self.weights = path.to_string();
+                // The position set up before evaluates with the weights it was set with.
+                let (text, moves) = self.position.clone();
+                return self.engine.set_position(self.variant, &text, &moves);
             }
             // Scan's book and endgame-database parameters: accepted, nothing to do.
             "book" | "book-ply" | "book-margin" | "bb-size" => return Ok(()),
