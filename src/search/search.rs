@@ -157,12 +157,12 @@ pub struct RootMove<B> {
     pub pv: Vec<Move<B>>,
 }
 
-/// One finished iteration, as reported by the main thread.
+/// One finished iteration, as reported by a thread.
 pub struct Iteration<'r, B> {
     pub depth: i32,
     /// The best lines, best first (MultiPV).
     pub lines: &'r [RootMove<B>],
-    /// Nodes of all threads so far.
+    /// Nodes of all threads so far (the main thread), or of this thread (a helper).
     pub nodes: u64,
 }
 
@@ -418,8 +418,10 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
             s.abort.store(true, Relaxed);
             return;
         }
-        if self.id == 0
-            && let Some(b) = s.budget
+        // Every thread watches the clock, not just the main one: with more threads than
+        // cores the main thread may wait long for its turn on one, while whichever
+        // threads are running see the deadline at once and end the search for all.
+        if let Some(b) = s.budget
             && !s.control.pondering.load(Relaxed)
             && s.control.clock_elapsed() >= b.hard
         {
@@ -428,8 +430,8 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         }
     }
 
-    /// Iterative deepening. The main thread (`id` 0) calls `report` after each
-    /// iteration and decides when to stop; helpers search until told to.
+    /// Iterative deepening, calling `report` after each completed iteration. The main
+    /// thread (`id` 0) decides when to stop; helpers search until told to.
     pub fn iterate(&mut self, report: &mut dyn FnMut(&Iteration<P::B>)) {
         let limits = self.shared.limits.clone();
         let max_depth = limits
@@ -489,6 +491,12 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
             self.completed_depth = depth;
             self.best = self.root_moves[..multipv].to_vec();
             if self.id != 0 {
+                // A helper's result, for the main thread's choice of move.
+                report(&Iteration {
+                    depth,
+                    lines: &self.best,
+                    nodes: self.nodes,
+                });
                 continue;
             }
             let nodes = self.flush_nodes();
