@@ -321,7 +321,7 @@ impl<P: Evaluate> AnyGame for GameState<P> {
                     on_info(self.info(line, it, i + 1, &job, notation));
                 }
             });
-            shared.abort.store(true, Relaxed);
+            shared.abort();
             hold_until_released(&job.control, &job.limits);
 
             // Lazy SMP: a helper that finished a deeper iteration with a better score than
