@@ -297,3 +297,35 @@ fn the_build_checks_its_output_path_first() {
     assert!(!missing.exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The engine refuses a path that is not a regular file without opening it (opening a
+/// FIFO with no writer blocks for ever), and keeps its options.
+#[cfg(unix)]
+#[test]
+fn the_engine_refuses_a_fifo_without_opening_it() {
+    let dir = scratch("fifo");
+    let fifo = dir.join("pipe.egdb");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let mut e = Engine::new(EngineOptions::default()).unwrap();
+    let before = e.options().clone();
+    let err = e
+        .set_options(EngineOptions {
+            egdb: Some(fifo.clone()),
+            ..before.clone()
+        })
+        .unwrap_err();
+    assert!(
+        err.contains("pipe.egdb") && err.contains("FIFO") && err.contains("expected"),
+        "{err}"
+    );
+    assert_eq!(e.options(), &before);
+    let err = Database::load(&dir).unwrap_err().to_string();
+    assert!(err.contains("directory"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -589,6 +589,10 @@ impl Engine {
         on_error: Option<ErrorCallback>,
     ) -> Result<(), String> {
         options.validate()?;
+        // A search that waited for a preparation gives its resources back here; the
+        // changes are then made against the values in force.
+        self.stop_and_wait();
+        self.collect_preparation();
         let mut changes = Vec::new();
         if options.egdb != self.options.egdb {
             // The file is checked now; only its tables are read later.
@@ -600,7 +604,6 @@ impl Engine {
         if options.hash_mb != self.options.hash_mb {
             changes.push(Change::Resize(options.hash_mb));
         }
-        self.stop_and_wait();
         self.options = options;
         if !changes.is_empty() {
             self.prepare(changes, on_error);
