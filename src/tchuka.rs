@@ -184,12 +184,41 @@ pub fn winnable_until(start: &[u32], deadline: Option<Instant>) -> Option<bool> 
 /// the one best by the other measure is returned; the result is
 /// deterministic.
 pub fn solve(start: &[u32], goal: Goal) -> Option<Solution> {
+    solve_within(start, goal, Bounds::default()).expect("no bounds, so the search completes")
+}
+
+/// What a single solve may spend. Large rows have astronomically many positions (32
+/// holes of 30 seeds grow the solver's tables by about 150 MB a second), so the command
+/// line always sets a memory bound.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Bounds {
+    /// Give up once this instant has passed.
+    pub deadline: Option<Instant>,
+    /// Give up once the solver's tables would take more than this many bytes (an
+    /// estimate from the tables' capacities; the allocator's own overhead comes on top).
+    pub memory: Option<usize>,
+}
+
+/// Why a bounded solve stopped before it had its answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GaveUp {
+    /// The deadline passed.
+    Time,
+    /// The tables reached the memory bound; `positions` were known by then.
+    Memory { positions: usize },
+}
+
+/// Like [`solve`], but gives up when `bounds` are reached.
+pub fn solve_within(start: &[u32], goal: Goal, bounds: Bounds) -> Result<Option<Solution>, GaveUp> {
     let bits = bits_per_hole(start);
     let holes = match start.len() as u32 * bits {
-        0..=64 => shortest::<u64>(start, bits, goal),
-        65..=128 => shortest::<u128>(start, bits, goal),
-        _ => shortest::<Box<[u32]>>(start, bits, goal),
+        0..=64 => shortest::<u64>(start, bits, goal, bounds),
+        65..=128 => shortest::<u128>(start, bits, goal, bounds),
+        _ => shortest::<Box<[u32]>>(start, bits, goal, bounds),
     }?;
+    let Some(holes) = holes else {
+        return Ok(None);
+    };
     let mut row = start.to_vec();
     let mut choices = Vec::with_capacity(holes.len());
     for hole in holes {
@@ -197,7 +226,7 @@ pub fn solve(start: &[u32], goal: Goal) -> Option<Solution> {
         row = choice.row().to_vec();
         choices.push(choice);
     }
-    Some(Solution { choices })
+    Ok(Some(Solution { choices }))
 }
 
 /// Winnability of every row of `h` holes holding `s` seeds each, for
@@ -306,7 +335,7 @@ fn parse_count(v: &str, position: usize) -> anyhow::Result<u32> {
 /// Solve a Tchuka Ruma start, or tabulate which starts can be won.
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Examples:\n  tammi tchuka 2 2 2 2          # classic start, prints a shortest win\n  tammi tchuka 2 2 2 2 0        # the same, ruma written out\n  tammi tchuka 2 2 0 '|' 0      # last hole empty: write the ruma after '|'\n  tammi tchuka --goal sowings 6 6 6 6\n  tammi tchuka --table 8 12 --time-limit 60\n\nExit status: 0 winnable (or table done), 1 not winnable, 2 bad input."
+    after_help = "Examples:\n  tammi tchuka 2 2 2 2          # classic start, prints a shortest win\n  tammi tchuka 2 2 2 2 0        # the same, ruma written out\n  tammi tchuka 2 2 0 '|' 0      # last hole empty: write the ruma after '|'\n  tammi tchuka --goal sowings 6 6 6 6\n  tammi tchuka --table 8 12 --time-limit 60\n  tammi tchuka 30 30 30 --time-limit 10 --memory 512\n\nExit status: 0 winnable (or table done), 1 not winnable, 2 bad input, 3 gave up (--time-limit\nor --memory reached before the answer)."
 )]
 pub struct TchukaArgs {
     /// Seeds in each hole, left to right, optionally followed by the ruma.
@@ -341,38 +370,79 @@ pub struct TchukaArgs {
     )]
     pub table: Option<Vec<u64>>,
 
-    /// With --table: stop after this many seconds and mark unfinished cells `?`.
+    /// Stop after this many seconds: with --table, mark the unfinished cells `?`; for a
+    /// single row, give up with exit status 3.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    pub time_limit: Option<f64>,
+
+    /// For a single row: give up with exit status 3 once the solver's tables would
+    /// exceed this many megabytes (large rows have astronomically many positions).
     #[arg(
         long,
-        value_name = "SECONDS",
-        requires = "table",
-        conflicts_with = "row",
-        allow_negative_numbers = true
+        value_name = "MB",
+        default_value_t = 1024,
+        conflicts_with = "table",
+        value_parser = clap::value_parser!(u64).range(1..=1 << 30)
     )]
-    pub time_limit: Option<f64>,
+    pub memory: u64,
 }
 
 /// Runs `tammi tchuka`; returns the exit status (0 winnable or table done,
-/// 1 not winnable). Bad input is an `Err`.
+/// 1 not winnable, 3 gave up). Bad input is an `Err`.
 pub fn run(args: &TchukaArgs) -> anyhow::Result<i32> {
+    let limit = time_limit(args.time_limit)?;
     match &args.table {
-        Some(dims) => run_table(dims, args.time_limit),
-        None if args.time_limit.is_some() => bail!("--time-limit only applies to --table"),
-        None => run_solve(&args.row, args.goal),
+        Some(dims) => run_table(dims, limit),
+        None => run_solve(&args.row, args.goal, limit, args.memory),
     }
 }
 
-fn run_solve(values: &[String], goal: Goal) -> anyhow::Result<i32> {
+/// `--time-limit` as a duration; the error says what was expected.
+fn time_limit(seconds: Option<f64>) -> anyhow::Result<Option<Duration>> {
+    match seconds {
+        Some(t) if t.is_finite() && t > 0.0 => Ok(Some(Duration::from_secs_f64(t.min(1e9)))),
+        Some(t) => bail!("--time-limit must be a positive number of seconds (got {t})"),
+        None => Ok(None),
+    }
+}
+
+fn run_solve(
+    values: &[String],
+    goal: Goal,
+    limit: Option<Duration>,
+    memory_mb: u64,
+) -> anyhow::Result<i32> {
     let row = parse_row(values)?;
+    let started = Instant::now();
+    let bounds = Bounds {
+        deadline: limit.map(|l| started + l),
+        memory: Some(usize::try_from(memory_mb << 20).unwrap_or(usize::MAX)),
+    };
     let total = row.holes.iter().map(|&s| s as u64).sum::<u64>() + row.ruma as u64;
     let show = |holes: &[u32]| {
         let in_holes: u64 = holes.iter().map(|&s| s as u64).sum();
         format_row(holes, total - in_holes)
     };
     let start = show(&row.holes);
-    let Some(solution) = solve(&row.holes, goal) else {
-        println!("{start}: not winnable");
-        return Ok(1);
+    let solution = match solve_within(&row.holes, goal, bounds) {
+        Ok(Some(solution)) => solution,
+        Ok(None) => {
+            println!("{start}: not winnable");
+            return Ok(1);
+        }
+        Err(why) => {
+            let elapsed = started.elapsed().as_secs_f64();
+            match why {
+                GaveUp::Time => {
+                    eprintln!("{start}: gave up after {elapsed:.1} s (--time-limit): no answer yet")
+                }
+                GaveUp::Memory { positions } => eprintln!(
+                    "{start}: gave up after {elapsed:.1} s: {positions} positions fill the \
+                     memory bound of {memory_mb} MB (--memory) with no answer yet"
+                ),
+            }
+            return Ok(3);
+        }
     };
     let goal_name = match goal {
         Goal::Choices => "choices",
@@ -420,7 +490,7 @@ fn format_row(holes: &[u32], ruma: u64) -> String {
     s
 }
 
-fn run_table(dims: &[u64], time_limit: Option<f64>) -> anyhow::Result<i32> {
+fn run_table(dims: &[u64], limit: Option<Duration>) -> anyhow::Result<i32> {
     let [holes, seeds] = dims else {
         bail!("--table takes two values, HOLES and SEEDS");
     };
@@ -431,11 +501,6 @@ fn run_table(dims: &[u64], time_limit: Option<f64>) -> anyhow::Result<i32> {
     if !(1..=max_seeds).contains(seeds) {
         bail!("--table: SEEDS must be 1 to {max_seeds} for {holes} holes (got {seeds})");
     }
-    let limit = match time_limit {
-        Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t.min(1e9))),
-        Some(t) => bail!("--time-limit must be a positive number of seconds (got {t})"),
-        None => None,
-    };
     let (holes, seeds) = (*holes as usize, *seeds as u32);
     let started = Instant::now();
     let deadline = limit.map(|l| started + l);
@@ -542,6 +607,10 @@ fn bits_per_hole(start: &[u32]) -> u32 {
 trait Key: Clone + Eq + Hash {
     fn pack(board: &[u32], bits: u32) -> Self;
     fn unpack(&self, bits: u32, out: &mut [u32]);
+    /// Bytes a key of `holes` holes owns outside itself (for the memory bound).
+    fn heap_bytes(_holes: usize) -> usize {
+        0
+    }
 }
 
 macro_rules! int_key {
@@ -570,6 +639,10 @@ impl Key for Box<[u32]> {
     }
     fn unpack(&self, _bits: u32, out: &mut [u32]) {
         out.copy_from_slice(self)
+    }
+    fn heap_bytes(holes: usize) -> usize {
+        // The allocator rounds small blocks up to 16 bytes and keeps a header.
+        (holes * 4).next_multiple_of(16) + 16
     }
 }
 
@@ -647,10 +720,16 @@ fn reachable_win<K: Key>(start: &[u32], bits: u32, deadline: Option<Instant>) ->
 }
 
 /// Dijkstra over choice positions with a lexicographic (primary, secondary)
-/// cost; returns the chosen holes of a cheapest win.
-fn shortest<K: Key>(start: &[u32], bits: u32, goal: Goal) -> Option<Vec<usize>> {
+/// cost; returns the chosen holes of a cheapest win (`Ok(None)`: no win), or why it
+/// gave up first.
+fn shortest<K: Key>(
+    start: &[u32],
+    bits: u32,
+    goal: Goal,
+    bounds: Bounds,
+) -> Result<Option<Vec<usize>>, GaveUp> {
     if start.iter().all(|&s| s == 0) {
-        return Some(Vec::new());
+        return Ok(Some(Vec::new()));
     }
     type Cost = (u64, u64);
     let edge = |sowings: u32| -> Cost {
@@ -671,9 +750,38 @@ fn shortest<K: Key>(start: &[u32], bits: u32, goal: Goal) -> Option<Vec<usize>> 
     let mut heap = BinaryHeap::from([Reverse(((0u64, 0u64), 0u32))]);
     let mut win: Option<(Cost, u32, u32)> = None;
     let (mut cur, mut next) = (vec![0; n], vec![0; n]);
+    let mut popped = 0u64;
     while let Some(Reverse((cost, node))) = heap.pop() {
         if win.is_some_and(|(w, _, _)| w <= cost) {
             break;
+        }
+        popped += 1;
+        if popped.is_multiple_of(256) {
+            if bounds.deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(GaveUp::Time);
+            }
+            if let Some(limit) = bounds.memory {
+                // Every table at its current capacity, the hash map's control bytes
+                // and its load factor (7/8) included. Tables grow by doubling, so a
+                // growth the next 256 positions could cause (each adds at most `n`
+                // entries) is counted before it happens.
+                let batch = 256 * n;
+                let grown = |len: usize, cap: usize| {
+                    if len + batch >= cap { 2 * cap } else { cap }
+                };
+                let node = size_of::<K>() + K::heap_bytes(n) + size_of::<(u64, u64)>() + 8;
+                let entry = size_of::<(K, u32)>() + 1;
+                // The index holds a copy of every key (its own heap part too).
+                let bytes = grown(keys.len(), keys.capacity()) * node
+                    + grown(index.len(), index.capacity()) * entry * 8 / 7
+                    + index.len() * K::heap_bytes(n)
+                    + grown(heap.len(), heap.capacity()) * size_of::<Reverse<(Cost, u32)>>();
+                if bytes > limit {
+                    return Err(GaveUp::Memory {
+                        positions: keys.len(),
+                    });
+                }
+            }
         }
         if cost > best[node as usize] {
             continue;
@@ -714,7 +822,9 @@ fn shortest<K: Key>(start: &[u32], bits: u32, goal: Goal) -> Option<Vec<usize>> 
             }
         }
     }
-    let (_, mut node, hole) = win?;
+    let Some((_, mut node, hole)) = win else {
+        return Ok(None);
+    };
     let mut holes = vec![hole as usize];
     while node != 0 {
         let (p, h) = parent[node as usize];
@@ -722,5 +832,5 @@ fn shortest<K: Key>(start: &[u32], bits: u32, goal: Goal) -> Option<Vec<usize>> 
         node = p;
     }
     holes.reverse();
-    Some(holes)
+    Ok(Some(holes))
 }

@@ -460,7 +460,10 @@ fn bad_input_exits_2_and_names_the_problem() {
             &["--table", "2", "2", "--time-limit", "-1"],
             &["--time-limit"],
         ),
-        (&["2", "2", "--time-limit", "5"], &["--time-limit"]),
+        (&["2", "2", "--time-limit", "0"], &["--time-limit"]),
+        (&["2", "2", "--memory", "0"], &["--memory"]),
+        (&["2", "2", "--memory", "lots"], &["--memory"]),
+        (&["--table", "2", "2", "--memory", "64"], &["--memory"]),
         (&["2", "2", "--goal", "seeds"], &["'seeds'"]),
         (&[], &["SEEDS"]),
     ];
@@ -558,4 +561,56 @@ fn table_time_limit_stops_gracefully() {
         }
     }
     assert!(text.contains("/800 cells computed"), "{text}");
+}
+
+/// 32 holes of 30 seeds: far too many positions to solve (the solver's tables grew by
+/// about 150 MB a second until the allocator aborted).
+fn huge_row() -> Vec<String> {
+    vec!["30".to_string(); 32]
+}
+
+#[test]
+fn a_single_solve_gives_up_at_its_time_limit() {
+    let mut args = huge_row();
+    args.extend(["--time-limit".to_string(), "0.5".to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let started = Instant::now();
+    let out = tammi(&args);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("gave up") && err.contains("--time-limit"),
+        "{err}"
+    );
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    // Generous: only catches a solve that ignores its limit.
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// `--memory` bounds the solver: under an address-space limit (`ulimit -v`) a few times
+/// the bound, the process gives up cleanly (exit 3) instead of being aborted by the
+/// allocator.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_single_solve_gives_up_at_its_memory_bound() {
+    let row = huge_row().join(" ");
+    let script =
+        format!("ulimit -v 400000 && exec \"$0\" tchuka {row} --memory 100 --time-limit 120",);
+    let out = Command::new("sh")
+        .args(["-c", &script, env!("CARGO_BIN_EXE_tammi")])
+        .output()
+        .expect("run sh");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{:?}: {err}", out.status);
+    assert!(
+        err.contains("gave up") && err.contains("memory bound of 100 MB"),
+        "{err}"
+    );
+    // And with the default bound the option is there too, said in the help.
+    let help = tammi(&["--help"]);
+    assert!(stdout(&help).contains("--memory"), "{}", stdout(&help));
 }

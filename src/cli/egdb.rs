@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use crate::egdb::{Database, Wld};
+use crate::egdb::{Database, MAX_PIECES, Wld};
 use crate::notation::parse_position;
 use crate::rules::{Board, English, Position};
 
@@ -30,7 +30,8 @@ pub enum EgdbCommand {
         /// Largest number of pieces (2 to 6; 6 takes about 40 minutes and 1.8 GB of memory).
         #[arg(long, default_value_t = 4)]
         pieces: usize,
-        /// Output file.
+        /// Output file. Checked before the build starts (its directory must exist and be
+        /// writable); written as OUT.part and renamed to OUT when complete.
         #[arg(long)]
         out: PathBuf,
     },
@@ -56,11 +57,38 @@ pub enum EgdbCommand {
     },
 }
 
+/// `OUT.part`: where a build writes before the file takes its name.
+fn partial_path(out: &std::path::Path) -> PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".part");
+    PathBuf::from(name)
+}
+
 pub fn run(args: &EgdbArgs) -> Result<i32> {
     match &args.command {
         EgdbCommand::Build { pieces, out } => {
+            if !(2..=MAX_PIECES).contains(pieces) {
+                bail!("an endgame database holds 2 to {MAX_PIECES} pieces, not {pieces}");
+            }
+            // The build takes up to 40 minutes: find out now, not then, that the file
+            // cannot be written. It is written as OUT.part and renamed at the end, so an
+            // interrupted build leaves no file that looks like a database.
+            let part = partial_path(out);
+            if std::fs::metadata(out).is_ok_and(|m| !m.is_file()) {
+                bail!(
+                    "--out {}: exists and is not a regular file; expected a file name to write",
+                    out.display()
+                );
+            }
+            let file = std::fs::File::create(&part).with_context(|| {
+                format!(
+                    "--out {}: cannot create {} (is the directory there and writable?)",
+                    out.display(),
+                    part.display()
+                )
+            })?;
             let start = Instant::now();
-            let db = Database::build(*pieces, |slice, done, all| {
+            let built = Database::build(*pieces, |slice, done, all| {
                 eprintln!(
                     "slice {done}/{all}: white {}+{}K, black {}+{}K ({} positions)  {:.1} s",
                     slice.men[0],
@@ -70,8 +98,21 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
                     slice.size(),
                     start.elapsed().as_secs_f64()
                 );
-            })?;
-            db.save(out)?;
+            });
+            let written = built.and_then(|db| {
+                db.write_to(file)
+                    .with_context(|| format!("writing {}", part.display()))?;
+                std::fs::rename(&part, out)
+                    .with_context(|| format!("renaming {} to {}", part.display(), out.display()))?;
+                Ok(db)
+            });
+            let db = match written {
+                Ok(db) => db,
+                Err(e) => {
+                    let _ = std::fs::remove_file(&part);
+                    return Err(e);
+                }
+            };
             println!(
                 "{}: english, up to {pieces} pieces, {} bytes, built in {:.1} s",
                 out.display(),

@@ -18,7 +18,8 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 
 use crate::rules::{Board, Color};
-use index::{Geometry, MAX_PIECES, Slice, Squares};
+pub use index::MAX_PIECES;
+use index::{Geometry, Slice, Squares};
 
 /// A position's value for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -185,16 +186,21 @@ impl Database {
 
     /// Write the database to `path`.
     pub fn save(&self, path: &Path) -> Result<()> {
-        let mut f = std::io::BufWriter::new(
-            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
-        );
+        let f =
+            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+        self.write_to(f)
+            .with_context(|| format!("writing {}", path.display()))
+    }
+
+    /// Write the database to an open file (see [`Database::save`]).
+    pub fn write_to(&self, file: std::fs::File) -> Result<()> {
+        let mut f = std::io::BufWriter::new(file);
         f.write_all(MAGIC)?;
         f.write_all(&[self.max_pieces as u8])?;
         for slice in all_slices(self.max_pieces) {
             f.write_all(self.tables[slice.id()].as_ref().expect("built"))?;
         }
-        f.flush()
-            .with_context(|| format!("writing {}", path.display()))?;
+        f.flush()?;
         Ok(())
     }
 
@@ -256,7 +262,25 @@ impl Database {
 
     /// Read a database written by [`Database::save`].
     pub fn load(path: &Path) -> Result<Database> {
+        Database::open(path)?.read()
+    }
+
+    /// Check that `path` is a database file and open it, reading only its header: what
+    /// can be wrong with a file is found at once, and [`Unread::read`] then reads the
+    /// tables (the slow part, which a caller may leave to another thread).
+    ///
+    /// Anything but a regular file is refused before it is opened: opening a FIFO
+    /// blocks until some other process writes to it, and a device never ends.
+    pub fn open(path: &Path) -> Result<Unread> {
         let reading = || format!("reading the endgame database {}", path.display());
+        let meta = std::fs::metadata(path).with_context(reading)?;
+        if !meta.is_file() {
+            let kind = special_file_kind(&meta.file_type());
+            bail!(
+                "the endgame database {} is {kind}; expected a file written by tammi egdb build",
+                path.display()
+            );
+        }
         let file = std::fs::File::open(path).with_context(reading)?;
         let size = file.metadata().with_context(reading)?.len();
         // Read straight into the tables: the file is never held twice in memory.
@@ -275,19 +299,68 @@ impl Database {
         if !(2..=MAX_PIECES).contains(&n) {
             return Err(bad(&format!("{n} pieces")));
         }
-        let slices = all_slices(n);
-        let expected =
-            header.len() as u64 + slices.iter().map(|s| stored_len(s) as u64).sum::<u64>();
+        let expected = header.len() as u64
+            + all_slices(n)
+                .iter()
+                .map(|s| stored_len(s) as u64)
+                .sum::<u64>();
         if size < expected {
             return Err(bad("truncated"));
         }
         if size > expected {
             return Err(bad("trailing bytes"));
         }
-        let mut db = Database::empty(n);
-        for slice in slices {
+        Ok(Unread {
+            file: f,
+            max_pieces: n,
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+/// What a file that is not a regular file is, for the error message.
+fn special_file_kind(t: &std::fs::FileType) -> &'static str {
+    if t.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    "not a regular file"
+}
+
+/// A database file whose header has been checked and whose tables are still to be read
+/// (see [`Database::open`]).
+pub struct Unread {
+    file: std::io::BufReader<std::fs::File>,
+    max_pieces: usize,
+    path: std::path::PathBuf,
+}
+
+impl Unread {
+    /// The largest piece count the file holds.
+    pub fn max_pieces(&self) -> usize {
+        self.max_pieces
+    }
+
+    /// Read the tables.
+    pub fn read(mut self) -> Result<Database> {
+        let mut db = Database::empty(self.max_pieces);
+        for slice in all_slices(self.max_pieces) {
             let mut table = vec![0u8; stored_len(&slice)];
-            f.read_exact(&mut table).with_context(reading)?;
+            self.file
+                .read_exact(&mut table)
+                .with_context(|| format!("reading the endgame database {}", self.path.display()))?;
             db.tables[slice.id()] = Some(table);
         }
         Ok(db)

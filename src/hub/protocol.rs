@@ -276,6 +276,8 @@ impl Hub {
         let value = line
             .get("value")
             .ok_or_else(|| format!("set-param name={name} needs value=..."))?;
+        // A failed preparation of an earlier hash or egdb brings back the old value.
+        self.engine.collect_preparation();
         let mut o = self.engine.options().clone();
         let int = |min: u64, max: u64| -> Result<u64, String> {
             let v: u64 = value.trim().parse().map_err(|_| {
@@ -346,7 +348,17 @@ impl Hub {
             "book" | "book-ply" | "book-margin" | "bb-size" => return Ok(()),
             other => return Err(format!("unknown parameter '{}'", shorten(other))),
         }
-        self.engine.set_options(o)
+        // A large table or a database takes seconds to prepare: that happens on a thread
+        // of its own, so `ping` is answered meanwhile; a later failure (no memory) is
+        // reported when it happens, and the old table or database stays.
+        let out = Arc::clone(&self.out);
+        let name = name.to_string();
+        self.engine.set_options_in_background(
+            o,
+            Some(Box::new(move |e| {
+                send_error(&out, &format!("set-param {name}: {e}"))
+            })),
+        )
     }
 
     fn set_position(&mut self, line: &Line) -> Result<(), String> {

@@ -5,12 +5,13 @@
 //! The board type is erased here, at the edge: a [`GameState<P>`] per variant behind the
 //! [`AnyGame`] trait, chosen at run time with `with_board!`.
 
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::egdb::Database;
+use crate::egdb::{Database, Unread};
 use crate::eval::{Evaluate, Evaluator};
 use crate::notation::{
     format_hub_move, format_move, parse_move, parse_position, write_fen, write_hub_position,
@@ -286,71 +287,188 @@ impl<P: Evaluate> AnyGame for GameState<P> {
         };
         let mut main = searcher(0);
         let mut on_info = std::mem::replace(&mut job.on_info, Box::new(|_| {}));
-        let helpers: Vec<Searcher<P>> = std::thread::scope(|s| {
-            let running: Vec<_> = (1..threads)
-                .map(|id| {
-                    let mut helper = searcher(id);
-                    s.spawn(move || {
-                        helper.iterate(&mut |_| {});
-                        helper
-                    })
-                })
-                .collect();
+        let mut on_done = Some(std::mem::replace(&mut job.on_done, Box::new(|_| {})));
+        let published: Vec<Published<P::B>> = (1..threads).map(|_| Mutex::new(None)).collect();
+        let (start, finish) = (Gate::default(), Gate::default());
+        std::thread::scope(|s| {
+            // The helpers wait at `start` until every one is spawned: spawned straight
+            // into the search, each slowed the spawning of the next (with more threads
+            // than cores the spawner gets a shrinking share of them), and 256 threads on
+            // two cores took nine seconds to start. Once stopped they wait at `finish`
+            // until the main thread has answered: threads that end take long to be
+            // scheduled and to exit (hundreds of them: seconds), threads that wait do
+            // not compete for the cores the main thread needs. A helper that cannot be
+            // spawned (a thread limit) is done without.
+            let (searcher, start, finish, published) = (&searcher, &start, &finish, &published);
+            for id in 1..threads {
+                let spawned = std::thread::Builder::new()
+                    .name("tammi-helper".into())
+                    .spawn_scoped(s, move || {
+                        let mut helper = searcher(id);
+                        start.wait();
+                        helper.iterate(&mut |it| {
+                            *lock(&published[id - 1]) = Some((it.depth, it.lines[0].clone()));
+                        });
+                        finish.wait();
+                    });
+                if spawned.is_err() {
+                    break;
+                }
+            }
+            start.open();
             main.iterate(&mut |it| {
                 for (i, line) in it.lines.iter().enumerate() {
                     on_info(self.info(line, it, i + 1, &job, notation));
                 }
             });
-            shared.abort.store(true, Relaxed);
-            running.into_iter().filter_map(|h| h.join().ok()).collect()
-        });
-        hold_until_released(&job.control, &job.limits);
+            shared.abort();
+            hold_until_released(&job.control, &job.limits);
 
-        // Lazy SMP: a helper that finished a deeper iteration with a better score than the
-        // main thread's has the better move (the rule of Stockfish 9). Single lines only:
-        // MultiPV reports the main thread's lines.
-        let mut chosen = &main;
-        if job.options.multipv <= 1 {
-            for h in &helpers {
-                if let (Some(hb), Some(cb)) = (h.best.first(), chosen.best.first())
-                    && h.completed_depth > chosen.completed_depth
-                    && hb.score > cb.score
-                {
-                    chosen = h;
+            // Lazy SMP: a helper that finished a deeper iteration with a better score than
+            // the main thread's has the better move (the rule of Stockfish 9). Single
+            // lines only: MultiPV reports the main thread's lines.
+            let mut chosen = (main.completed_depth, main.best[0].clone());
+            if job.options.multipv <= 1 {
+                for slot in published {
+                    if let Some((depth, line)) = lock(slot).as_ref()
+                        && *depth > chosen.0
+                        && line.score > chosen.1.score
+                    {
+                        chosen = (*depth, line.clone());
+                    }
                 }
             }
+            let (depth, best) = chosen;
+            let (hub, text) = self.texts(&best.pv[..best.pv.len().min(2)], notation);
+            let done = Done {
+                best: hub.first().cloned(),
+                ponder: hub.get(1).cloned(),
+                best_text: text.first().cloned(),
+                ponder_text: text.get(1).cloned(),
+                score: Some(Score::from_internal(best.score)),
+                depth: depth as u32,
+                nodes: shared.nodes.load(Relaxed),
+                time: job.control.start.elapsed(),
+            };
+            // Answer first, then let the helpers end (the scope waits for them).
+            (on_done.take().expect("called once"))(done);
+            finish.open();
+        });
+    }
+}
+
+/// A helper's last completed iteration: its depth and best line.
+type Published<B> = Mutex<Option<(i32, RootMove<B>)>>;
+
+/// A mutex's contents, even after a panic elsewhere (the data is plain values).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Where helper threads wait for the main thread: until it has spawned them all, and
+/// until it has answered.
+#[derive(Default)]
+struct Gate {
+    open: Mutex<bool>,
+    opened: std::sync::Condvar,
+}
+
+impl Gate {
+    fn wait(&self) {
+        let mut open = lock(&self.open);
+        while !*open {
+            open = self.opened.wait(open).unwrap_or_else(|e| e.into_inner());
         }
-        let main = chosen;
-        let best = &main.best[0];
-        let (hub, text) = self.texts(&best.pv[..best.pv.len().min(2)], notation);
-        let done = Done {
-            best: hub.first().cloned(),
-            ponder: hub.get(1).cloned(),
-            best_text: text.first().cloned(),
-            ponder_text: text.get(1).cloned(),
-            score: Some(Score::from_internal(best.score)),
-            depth: main.completed_depth as u32,
-            nodes: shared.nodes.load(Relaxed),
-            time: job.control.start.elapsed(),
-        };
-        (job.on_done)(done);
+    }
+
+    fn open(&self) {
+        *lock(&self.open) = true;
+        self.opened.notify_all();
     }
 }
 
-/// The endgame database at `path`, if any; the error says what is wrong with the file.
-fn load_egdb(path: Option<&std::path::Path>) -> Result<Option<Arc<Database>>, String> {
-    match path {
-        None => Ok(None),
-        Some(p) => Database::load(p)
-            .map(|db| Some(Arc::new(db)))
-            .map_err(|e| format!("{e:#}")),
+/// The transposition table and the endgame database, with the option values they
+/// were made for.
+struct Resources {
+    tt: Arc<TranspositionTable>,
+    hash_mb: usize,
+    egdb: Option<Arc<Database>>,
+    egdb_path: Option<PathBuf>,
+}
+
+impl Resources {
+    /// A stand-in while the real ones are with a preparation thread: one bucket, and
+    /// no search ever uses it (a search waits for the preparation).
+    fn placeholder() -> Resources {
+        Resources {
+            tt: Arc::new(TranspositionTable::new(0)),
+            hash_mb: 0,
+            egdb: None,
+            egdb_path: None,
+        }
     }
 }
 
-/// A search in progress.
+/// The resources once a preparation is over, and its error (the change that failed
+/// left them as they were).
+type Prepared = (Resources, Option<String>);
+type ErrorCallback = Box<dyn FnOnce(String) + Send>;
+
+/// What a preparation changes.
+enum Change {
+    /// A new table of this many MB.
+    Resize(usize),
+    /// Load the database opened here (or unload it: `None`).
+    Egdb(Option<(PathBuf, Unread)>),
+    /// Clear the table (a new game).
+    Clear,
+}
+
+impl Change {
+    fn apply(self, r: &mut Resources) -> Result<(), String> {
+        match self {
+            Change::Resize(mb) => {
+                // Free the old table before allocating the new one (the memory bound).
+                r.tt = Arc::new(TranspositionTable::new(0));
+                match TranspositionTable::try_new(mb) {
+                    Ok(tt) => {
+                        r.tt = Arc::new(tt);
+                        r.hash_mb = mb;
+                    }
+                    Err(e) => {
+                        // Keep a table of the old size so the engine goes on working.
+                        r.tt = Arc::new(TranspositionTable::new(r.hash_mb));
+                        return Err(e);
+                    }
+                }
+            }
+            Change::Egdb(None) => {
+                r.egdb = None;
+                r.egdb_path = None;
+            }
+            Change::Egdb(Some((path, unread))) => {
+                // The old database stays until the new one is read.
+                let db = unread.read().map_err(|e| format!("{e:#}"))?;
+                r.egdb = Some(Arc::new(db));
+                r.egdb_path = Some(path);
+            }
+            Change::Clear => r.tt.clear(),
+        }
+        Ok(())
+    }
+}
+
+/// The database at `path` with its header checked (the tables not read yet); the
+/// error says what is wrong with the file.
+fn open_egdb(path: &Path) -> Result<Unread, String> {
+    Database::open(path).map_err(|e| format!("{e:#}"))
+}
+
+/// A search in progress; its thread gives back the resources of a preparation it
+/// waited for.
 struct Running {
     control: Arc<Control>,
-    handle: JoinHandle<()>,
+    handle: JoinHandle<Option<Prepared>>,
 }
 
 /// The engine: options, the transposition table, the current position, and at most one
@@ -358,11 +476,20 @@ struct Running {
 ///
 /// Commands that change the state (`set_position`, `set_options`, `new_game`, `go`)
 /// first stop a running search and wait for its `Done`.
+///
+/// Allocating and clearing a large table and reading a database take seconds, so
+/// [`Engine::set_options_in_background`] and [`Engine::new_game`] leave them to a
+/// preparation thread and return at once; a search started meanwhile waits for the
+/// preparation before it searches (on its own thread: the caller is not blocked, and
+/// the search's clock runs from `go`).
 pub struct Engine {
+    /// As last set: the hash size and database being prepared count as set (they fall
+    /// back to the old values if the preparation fails).
     options: EngineOptions,
-    tt: Arc<TranspositionTable>,
-    /// Loaded from `options.egdb`.
-    egdb: Option<Arc<Database>>,
+    /// In use, or a placeholder while `preparing` has them.
+    resources: Resources,
+    /// The preparation thread, if one is at work or not yet collected.
+    preparing: Option<JoinHandle<Prepared>>,
     game: Arc<dyn AnyGame>,
     running: Option<Running>,
 }
@@ -384,6 +511,11 @@ impl Default for Engine {
     }
 }
 
+/// Collect a preparation thread's result (a panic there is a bug: report it).
+fn join_preparation(h: JoinHandle<Prepared>) -> Prepared {
+    h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+}
+
 impl Engine {
     /// An engine with `options`, set to the international start position.
     pub fn new(options: EngineOptions) -> Result<Engine, String> {
@@ -392,41 +524,139 @@ impl Engine {
             GameState::<crate::rules::Position<crate::rules::International>>::new("start", &[])
                 .expect("the start position is valid"),
         );
+        let egdb = match options.egdb.as_deref() {
+            None => None,
+            Some(p) => Some(Arc::new(
+                open_egdb(p)?.read().map_err(|e| format!("{e:#}"))?,
+            )),
+        };
         Ok(Engine {
-            tt: Arc::new(TranspositionTable::try_new(options.hash_mb)?),
-            egdb: load_egdb(options.egdb.as_deref())?,
+            resources: Resources {
+                tt: Arc::new(TranspositionTable::try_new(options.hash_mb)?),
+                hash_mb: options.hash_mb,
+                egdb,
+                egdb_path: options.egdb.clone(),
+            },
+            preparing: None,
             options,
             game,
             running: None,
         })
     }
 
+    /// The options as last set (a hash size or database being prepared counts as set;
+    /// [`Engine::collect_preparation`] brings back the old value if it failed).
     pub fn options(&self) -> &EngineOptions {
         &self.options
     }
 
-    /// Change the options (a new hash size allocates a new, empty table).
+    /// If the preparation thread is done, put its resources to use (so that `options`
+    /// shows the old value of a change that failed). Never waits.
+    pub fn collect_preparation(&mut self) {
+        if self.preparing.as_ref().is_some_and(|h| h.is_finished()) {
+            let h = self.preparing.take().expect("checked");
+            self.install(join_preparation(h));
+        }
+    }
+
+    /// Change the options and wait until a new table is allocated or a new database
+    /// read; on error nothing changes.
     pub fn set_options(&mut self, options: EngineOptions) -> Result<(), String> {
+        let before = self.options.clone();
+        self.set_options_in_background(options, None)?;
+        if let Some(e) = self.settle() {
+            // The resources stayed as they were; so do the other options.
+            let (hash_mb, egdb) = (self.options.hash_mb, self.options.egdb.take());
+            self.options = EngineOptions {
+                hash_mb,
+                egdb,
+                ..before
+            };
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Change the options and return at once: a new table is allocated and a new
+    /// database read on a preparation thread (see [`Engine`]). What can be checked at
+    /// once is: a value out of range, or a database path that is not a database file
+    /// (then nothing changes). An error found later by the preparation (no memory for
+    /// the table, a read error) goes to `on_error`, from the preparation thread; the
+    /// table or database then stays as it was, and so does its option.
+    pub fn set_options_in_background(
+        &mut self,
+        options: EngineOptions,
+        on_error: Option<ErrorCallback>,
+    ) -> Result<(), String> {
         options.validate()?;
+        // A search that waited for a preparation gives its resources back here; the
+        // changes are then made against the values in force.
         self.stop_and_wait();
+        self.collect_preparation();
+        let mut changes = Vec::new();
         if options.egdb != self.options.egdb {
-            // Load first: a bad file leaves the engine as it was.
-            self.egdb = load_egdb(options.egdb.as_deref())?;
+            // The file is checked now; only its tables are read later.
+            changes.push(Change::Egdb(match options.egdb.as_deref() {
+                None => None,
+                Some(p) => Some((p.to_path_buf(), open_egdb(p)?)),
+            }));
         }
         if options.hash_mb != self.options.hash_mb {
-            // Free the old table before allocating the new one.
-            self.tt = Arc::new(TranspositionTable::new(1));
-            match TranspositionTable::try_new(options.hash_mb) {
-                Ok(tt) => self.tt = Arc::new(tt),
-                Err(e) => {
-                    // Keep a table of the old size so the engine goes on working.
-                    self.tt = Arc::new(TranspositionTable::new(self.options.hash_mb));
-                    return Err(e);
-                }
-            }
+            changes.push(Change::Resize(options.hash_mb));
         }
         self.options = options;
+        if !changes.is_empty() {
+            self.prepare(changes, on_error);
+        }
         Ok(())
+    }
+
+    /// Start a preparation thread that makes `changes` (after any preparation still at
+    /// work, in order).
+    fn prepare(&mut self, changes: Vec<Change>, on_error: Option<ErrorCallback>) {
+        let earlier = self.preparing.take();
+        // The resources are here, or with the earlier thread (which hands them on).
+        let ready = earlier
+            .is_none()
+            .then(|| std::mem::replace(&mut self.resources, Resources::placeholder()));
+        let handle = std::thread::Builder::new()
+            .name("tammi-prepare".into())
+            .spawn(move || {
+                let mut r = match (earlier, ready) {
+                    (Some(h), _) => join_preparation(h).0,
+                    (None, Some(r)) => r,
+                    (None, None) => unreachable!("resources are here or with the earlier thread"),
+                };
+                let mut error = None;
+                for change in changes {
+                    if let Err(e) = change.apply(&mut r) {
+                        error = Some(e);
+                    }
+                }
+                if let (Some(e), Some(report)) = (&error, on_error) {
+                    report(e.clone());
+                }
+                (r, error)
+            })
+            .expect("spawning the preparation thread");
+        self.preparing = Some(handle);
+    }
+
+    /// Put prepared resources to use; their option values are the true ones now.
+    fn install(&mut self, (r, error): Prepared) -> Option<String> {
+        self.options.hash_mb = r.hash_mb;
+        self.options.egdb = r.egdb_path.clone();
+        self.resources = r;
+        error
+    }
+
+    /// Wait for the search and any preparation to finish; returns the preparation's
+    /// error.
+    fn settle(&mut self) -> Option<String> {
+        self.stop_and_wait();
+        let h = self.preparing.take()?;
+        let prepared = join_preparation(h);
+        self.install(prepared)
     }
 
     pub fn variant(&self) -> Variant {
@@ -475,10 +705,14 @@ impl Engine {
         on_done: impl FnOnce(Done) + Send + 'static,
     ) {
         self.stop_and_wait();
+        self.collect_preparation();
+        // A preparation still at work goes with the search, which waits for it and
+        // gives the resources back when it ends.
+        let preparing = self.preparing.take();
         let control = Arc::new(Control::new(limits.ponder));
-        let job = Job {
-            tt: Arc::clone(&self.tt),
-            egdb: self.egdb.clone(),
+        let mut job = Job {
+            tt: Arc::clone(&self.resources.tt),
+            egdb: self.resources.egdb.clone(),
             control: Arc::clone(&control),
             options: self.options.clone(),
             limits,
@@ -489,7 +723,15 @@ impl Engine {
         let handle = std::thread::Builder::new()
             .name("tammi-search".into())
             .stack_size(16 << 20)
-            .spawn(move || game.run(job))
+            .spawn(move || {
+                let prepared = preparing.map(join_preparation);
+                if let Some((r, _)) = &prepared {
+                    job.tt = Arc::clone(&r.tt);
+                    job.egdb = r.egdb.clone();
+                }
+                game.run(job);
+                prepared
+            })
             .expect("spawning the search thread");
         self.running = Some(Running { control, handle });
     }
@@ -531,16 +773,23 @@ impl Engine {
     pub fn wait(&mut self) {
         if let Some(r) = self.running.take() {
             // A panic in the search thread is a bug; report it rather than hide it.
-            if let Err(e) = r.handle.join() {
-                std::panic::resume_unwind(e);
+            match r.handle.join() {
+                Ok(Some(prepared)) => {
+                    // Its error, if any, went to the callback when it happened.
+                    self.install(prepared);
+                }
+                Ok(None) => {}
+                Err(e) => std::panic::resume_unwind(e),
             }
         }
     }
 
-    /// The next search is unrelated to the previous ones: forget the hash table.
+    /// The next search is unrelated to the previous ones: forget the hash table. The
+    /// table is cleared on the preparation thread (seconds for gigabytes); the next
+    /// search waits for it.
     pub fn new_game(&mut self) {
         self.stop_and_wait();
-        self.tt.clear();
+        self.prepare(vec![Change::Clear], None);
     }
 
     fn stop_and_wait(&mut self) {

@@ -3,7 +3,10 @@
 //! extensions that make it deep. Generic over the board type, so every variant gets its
 //! own compiled copy; threads share only the transposition table and [`SearchShared`].
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::thread::Thread;
 use std::time::{Duration, Instant};
 
 use once_cell::sync::Lazy;
@@ -111,6 +114,125 @@ impl Control {
     }
 }
 
+/// Polls (of `POLL_INTERVAL` nodes each) between two passes of a turn (about a
+/// millisecond of search).
+const TURN_POLLS: u32 = 16;
+
+/// With more search threads than cores, the threads take turns: at most one per core
+/// searches, the others sleep until one passes its turn on (every `TURN_POLLS` polls,
+/// first come first served). Left to the operating system, hundreds of runnable
+/// threads made every other thread wait for a core: the protocol thread answered
+/// `ping` and `stop` after a second or more. Every thread still searches, in turn.
+pub struct Turns {
+    state: Mutex<TurnState>,
+}
+
+struct TurnState {
+    free: usize,
+    /// Threads waiting for a turn, each with the flag set when it gets one.
+    queue: VecDeque<(Thread, Arc<AtomicBool>)>,
+    /// The search is ending: nobody waits any more.
+    open: bool,
+}
+
+impl Turns {
+    fn new(cores: usize) -> Self {
+        Turns {
+            state: Mutex::new(TurnState {
+                free: cores.max(1),
+                queue: VecDeque::new(),
+                open: false,
+            }),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, TurnState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Wait for a turn; false if the turns were opened (the search is ending) instead.
+    fn acquire(&self, ending: &dyn Fn() -> bool) -> bool {
+        let granted = {
+            let mut st = self.state();
+            if st.open {
+                return false;
+            }
+            if st.free > 0 {
+                st.free -= 1;
+                return true;
+            }
+            let granted = Arc::new(AtomicBool::new(false));
+            st.queue
+                .push_back((std::thread::current(), Arc::clone(&granted)));
+            granted
+        };
+        self.wait(&granted, ending)
+    }
+
+    /// Give the turn held to the longest waiter, if any, and wait for the next one.
+    /// Returns whether the caller holds a turn.
+    fn pass(&self, ending: &dyn Fn() -> bool) -> bool {
+        let granted = {
+            let mut st = self.state();
+            if st.open {
+                return false;
+            }
+            let Some((next, flag)) = st.queue.pop_front() else {
+                return true;
+            };
+            flag.store(true, std::sync::atomic::Ordering::Release);
+            next.unpark();
+            let granted = Arc::new(AtomicBool::new(false));
+            st.queue
+                .push_back((std::thread::current(), Arc::clone(&granted)));
+            granted
+        };
+        self.wait(&granted, ending)
+    }
+
+    fn wait(&self, granted: &AtomicBool, ending: &dyn Fn() -> bool) -> bool {
+        loop {
+            if granted.load(std::sync::atomic::Ordering::Acquire) {
+                return true;
+            }
+            if self.state().open {
+                return false;
+            }
+            if ending() {
+                // Normally a running thread opens the turns when it sees the search
+                // end; a waiter that sees it first does so itself.
+                self.open();
+                return false;
+            }
+            std::thread::park_timeout(Duration::from_millis(50));
+        }
+    }
+
+    /// Give back a turn (a thread leaving the search).
+    fn release(&self) {
+        let mut st = self.state();
+        if st.open {
+            return;
+        }
+        match st.queue.pop_front() {
+            Some((next, flag)) => {
+                flag.store(true, std::sync::atomic::Ordering::Release);
+                next.unpark();
+            }
+            None => st.free += 1,
+        }
+    }
+
+    /// The search is ending: wake every waiter, and let every thread run to its end.
+    fn open(&self) {
+        let mut st = self.state();
+        st.open = true;
+        for (t, _) in st.queue.drain(..) {
+            t.unpark();
+        }
+    }
+}
+
 /// What the threads of one search share besides the transposition table.
 pub struct SearchShared<'a> {
     pub control: &'a Control,
@@ -122,6 +244,8 @@ pub struct SearchShared<'a> {
     pub budget: Option<Budget>,
     pub threads: usize,
     pub multipv: usize,
+    /// Set with more threads than cores (see [`Turns`]).
+    turns: Option<Turns>,
 }
 
 impl<'a> SearchShared<'a> {
@@ -132,6 +256,7 @@ impl<'a> SearchShared<'a> {
         threads: usize,
         multipv: usize,
     ) -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         SearchShared {
             control,
             abort: AtomicBool::new(false),
@@ -140,7 +265,25 @@ impl<'a> SearchShared<'a> {
             budget,
             threads,
             multipv,
+            turns: (threads > cores).then(|| Turns::new(cores)),
         }
+    }
+
+    /// End the search: every thread stops at its next poll.
+    pub fn abort(&self) {
+        self.abort.store(true, Relaxed);
+        self.open_turns();
+    }
+
+    fn open_turns(&self) {
+        if let Some(t) = &self.turns {
+            t.open();
+        }
+    }
+
+    /// Whether the search is ending (a waiting thread need not wait for its turn).
+    fn ending(&self) -> bool {
+        self.abort.load(Relaxed) || self.control.stop.load(Relaxed)
     }
 }
 
@@ -157,12 +300,12 @@ pub struct RootMove<B> {
     pub pv: Vec<Move<B>>,
 }
 
-/// One finished iteration, as reported by the main thread.
+/// One finished iteration, as reported by a thread.
 pub struct Iteration<'r, B> {
     pub depth: i32,
     /// The best lines, best first (MultiPV).
     pub lines: &'r [RootMove<B>],
-    /// Nodes of all threads so far.
+    /// Nodes of all threads so far (the main thread), or of this thread (a helper).
     pub nodes: u64,
 }
 
@@ -231,6 +374,9 @@ pub struct Searcher<'a, P: Evaluate> {
     seldepth: usize,
     root_depth: i32,
     stopped: bool,
+    /// Whether this thread holds a turn (see [`Turns`]), and its polls since it got it.
+    turn: bool,
+    polls: u32,
     /// False during the first iteration, which always completes so there is a move.
     can_stop: bool,
     pub root_moves: Vec<RootMove<P::B>>,
@@ -297,6 +443,8 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
             seldepth: 0,
             root_depth: 0,
             stopped: false,
+            turn: false,
+            polls: 0,
             can_stop: false,
             root_moves: legal
                 .iter()
@@ -393,7 +541,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         }
         if self.nodes >= self.local_node_limit && self.can_stop {
             self.stopped = true;
-            self.shared.abort.store(true, Relaxed);
+            self.shared.abort();
             return true;
         }
         if self.nodes.is_multiple_of(POLL_INTERVAL) {
@@ -405,32 +553,58 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
     #[cold]
     fn poll_slow(&mut self) {
         let total = self.flush_nodes();
+        let s = self.shared;
+        if let Some(turns) = &s.turns
+            && self.turn
+        {
+            self.polls += 1;
+            if self.polls.is_multiple_of(TURN_POLLS) {
+                self.turn = turns.pass(&|| s.ending());
+            }
+        }
         if !self.can_stop {
             return;
         }
-        let s = self.shared;
         if s.control.stop.load(Relaxed) || s.abort.load(Relaxed) {
             self.stopped = true;
+            // Waiting threads must see the end too.
+            s.open_turns();
             return;
         }
         if s.limits.nodes.is_some_and(|n| total >= n) {
             self.stopped = true;
-            s.abort.store(true, Relaxed);
+            s.abort();
             return;
         }
-        if self.id == 0
-            && let Some(b) = s.budget
+        // Every thread watches the clock, not just the main one: with more threads than
+        // cores the main thread may wait long for its turn on one, while whichever
+        // threads are running see the deadline at once and end the search for all.
+        if let Some(b) = s.budget
             && !s.control.pondering.load(Relaxed)
             && s.control.clock_elapsed() >= b.hard
         {
             self.stopped = true;
-            s.abort.store(true, Relaxed);
+            s.abort();
         }
     }
 
-    /// Iterative deepening. The main thread (`id` 0) calls `report` after each
-    /// iteration and decides when to stop; helpers search until told to.
+    /// Iterative deepening, calling `report` after each completed iteration. The main
+    /// thread (`id` 0) decides when to stop; helpers search until told to.
     pub fn iterate(&mut self, report: &mut dyn FnMut(&Iteration<P::B>)) {
+        let s = self.shared;
+        if let Some(turns) = &s.turns {
+            self.turn = turns.acquire(&|| s.ending());
+        }
+        self.iterate_in_turn(report);
+        if let Some(turns) = &s.turns
+            && self.turn
+        {
+            turns.release();
+            self.turn = false;
+        }
+    }
+
+    fn iterate_in_turn(&mut self, report: &mut dyn FnMut(&Iteration<P::B>)) {
         let limits = self.shared.limits.clone();
         let max_depth = limits
             .depth
@@ -489,6 +663,12 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
             self.completed_depth = depth;
             self.best = self.root_moves[..multipv].to_vec();
             if self.id != 0 {
+                // A helper's result, for the main thread's choice of move.
+                report(&Iteration {
+                    depth,
+                    lines: &self.best,
+                    nodes: self.nodes,
+                });
                 continue;
             }
             let nodes = self.flush_nodes();
