@@ -250,3 +250,83 @@ fn bad_input_is_named() {
         &["diagonal variants"],
     );
 }
+
+#[test]
+fn non_finite_and_out_of_range_numbers_are_refused_before_anything_is_written() {
+    // Data a fit runs on: with `--lr nan` it used to print `loss NaN`, write a file of zeros
+    // and exit 0.
+    let data = temp("finite.txt");
+    let mut text = String::new();
+    for (i, pos) in random_positions::<Position<English>>(7, 300)
+        .iter()
+        .enumerate()
+    {
+        let result = ["1", "0.5", "0"][i % 3];
+        text.push_str(&format!("{} {result}\n", write_fen(pos, Notation::Numeric)));
+    }
+    std::fs::write(&data, text).unwrap();
+    let d = data.to_str().unwrap();
+    let fit_cases: &[(&str, &str)] = &[
+        ("--lr=nan", "--lr must be a number above 0 and at most 1000"),
+        ("--lr=inf", "got inf"),
+        ("--lr=-inf", "got -inf"),
+        ("--lr=0", "--lr must be"),
+        ("--lr=-1", "got -1"),
+        ("--lr=1e300", "--lr must be"),
+        ("--l2=NaN", "--l2 must be a number from 0 to 1, got NaN"),
+        ("--l2=-0.5", "--l2 must be"),
+        ("--l2=infinity", "--l2 must be"),
+        (
+            "--epochs=0",
+            "--epochs must be between 1 and 1000000, got 0",
+        ),
+        ("--report-every=0", "--report-every must be at least 1"),
+    ];
+    for (i, (flag, expected)) in fit_cases.iter().enumerate() {
+        let out = temp(&format!("never-fit-{i}.txt"));
+        let _ = std::fs::remove_file(&out);
+        fails_naming(
+            &[
+                "tune",
+                "fit",
+                "--data",
+                d,
+                "--out",
+                out.to_str().unwrap(),
+                "--epochs",
+                "3",
+                flag,
+            ],
+            &[expected],
+        );
+        assert!(!out.exists(), "{flag}: a weights file was written");
+    }
+    let games_cases: &[(&[&str], &str)] = &[
+        (&["--max-plies", "0"], "--max-plies must be at least 1"),
+        (
+            &["--random-plies", "300"],
+            "--random-plies (300) must be below --max-plies (300)",
+        ),
+        (
+            &["--hash", "0"],
+            "--hash must be between 1 and 65536 MiB, got 0",
+        ),
+        (&["--depth", "101"], "--depth must be at most 100, got 101"),
+        (&["--threads", "0"], "--threads must be between 1 and"),
+    ];
+    for (i, (flags, expected)) in games_cases.iter().enumerate() {
+        let out = temp(&format!("never-games-{i}.txt"));
+        let _ = std::fs::remove_file(&out);
+        let mut args = vec![
+            "tune",
+            "games",
+            "--games",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(flags);
+        fails_naming(&args, &[expected]);
+        assert!(!out.exists(), "{flags:?}: a data file was created");
+    }
+}

@@ -14,11 +14,20 @@ use tammi::pdn::{
 use tammi::rules::{ALL_VARIANTS, Board, Notation, Variant};
 use tammi::with_board;
 
+/// The public PDN corpus lives outside the repository, so the tests over it are ignored by
+/// default; `.ci/run` runs them with `TAMMI_PDN_CORPUS=DIR cargo test --test pdn --
+/// --ignored`. Run that way without the corpus they fail: they never pass by skipping.
 fn corpus() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/pdn-corpus");
+    let dir = std::env::var_os("TAMMI_PDN_CORPUS").unwrap_or_else(|| {
+        panic!(
+            "TAMMI_PDN_CORPUS is not set: the corpus tests need the PDN corpus directory \
+             (.ci/run sets it)"
+        )
+    });
+    let dir = PathBuf::from(dir);
     assert!(
         dir.is_dir(),
-        "the PDN corpus is missing: expected {} (CI provides it; these tests must not skip)",
+        "the PDN corpus is missing: TAMMI_PDN_CORPUS={} is not a directory",
         dir.display()
     );
     dir
@@ -115,7 +124,8 @@ fn assert_same_games(before: &[Game], after: &[Game], what: &str) {
 // The public corpus.
 
 #[test]
-fn every_corpus_file_is_read_and_the_fail_file_fails_with_line_and_column() {
+#[ignore = "needs the PDN corpus: TAMMI_PDN_CORPUS=DIR (.ci/run sets it)"]
+fn corpus_every_file_is_read_and_the_fail_file_fails_with_line_and_column() {
     let mut files: Vec<PathBuf> = std::fs::read_dir(corpus())
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -142,7 +152,8 @@ fn every_corpus_file_is_read_and_the_fail_file_fails_with_line_and_column() {
 }
 
 #[test]
-fn nested_comment_is_an_error_at_the_inner_brace() {
+#[ignore = "needs the PDN corpus: TAMMI_PDN_CORPUS=DIR (.ci/run sets it)"]
+fn corpus_nested_comment_is_an_error_at_the_inner_brace() {
     let err = pdn::read_file(
         &corpus().join("FAIL_nested_comment.pdn"),
         &ReadOptions::default(),
@@ -157,7 +168,8 @@ fn nested_comment_is_an_error_at_the_inner_brace() {
 }
 
 #[test]
-fn real_games_replay_without_an_illegal_move() {
+#[ignore = "needs the PDN corpus: TAMMI_PDN_CORPUS=DIR (.ci/run sets it)"]
+fn corpus_real_games_replay_without_an_illegal_move() {
     for (file, variant, games, moves) in [
         ("english_oca_2.0.pdn", Variant::English, 43, 2280),
         ("international_wk2003.pdn", Variant::International, 23, 2381),
@@ -176,6 +188,7 @@ fn real_games_replay_without_an_illegal_move() {
 }
 
 #[test]
+#[ignore = "needs the PDN corpus: TAMMI_PDN_CORPUS=DIR (.ci/run sets it)"]
 fn corpus_details_cyrillic_tags_fen_and_results() {
     let ussr = read(&corpus().join("russian_ussr_championship.pdn"));
     assert_eq!(ussr[0].tag("White"), Some("Блиндер Б."));
@@ -191,7 +204,8 @@ fn corpus_details_cyrillic_tags_fen_and_results() {
 }
 
 #[test]
-fn move_strengths_in_parentheses_are_not_variations() {
+#[ignore = "needs the PDN corpus: TAMMI_PDN_CORPUS=DIR (.ci/run sets it)"]
+fn corpus_move_strengths_in_parentheses_are_not_variations() {
     let g = &read(&corpus().join("movestrength_syntax.pdn"))[0];
     let m = &g.main_line.moves;
     assert_eq!(m.len(), 3);
@@ -212,7 +226,8 @@ fn move_strengths_in_parentheses_are_not_variations() {
 }
 
 #[test]
-fn nested_variations_are_kept_and_checked() {
+#[ignore = "needs the PDN corpus: TAMMI_PDN_CORPUS=DIR (.ci/run sets it)"]
+fn corpus_nested_variations_are_kept_and_checked() {
     let g = &read(&corpus().join("variation_syntax.pdn"))[0];
     let main: Vec<&str> = g.main_line.moves.iter().map(|m| m.text.as_str()).collect();
     assert_eq!(main, ["32-28", "19-23", "28x19", "14x23"]);
@@ -241,7 +256,8 @@ fn nested_variations_are_kept_and_checked() {
 }
 
 #[test]
-fn fen_tags_with_ranges_and_an_unknown_side() {
+#[ignore = "needs the PDN corpus: TAMMI_PDN_CORPUS=DIR (.ci/run sets it)"]
+fn corpus_fen_tags_with_ranges_and_an_unknown_side() {
     let games = read(&corpus().join("fen_ranges_examples.pdn"));
     assert_eq!(games.len(), 3);
     type P = tammi::rules::Position<tammi::rules::International>;
@@ -317,7 +333,12 @@ fn writer_uses_each_variants_notation_and_tags() {
         &WriteOptions::default(),
     )
     .unwrap();
-    assert!(!intl.contains("GameType"), "international is PDN's default");
+    // PDN's default, written all the same: a reader that guesses the board from the
+    // squares can guess wrong.
+    assert!(
+        intl.contains("[Result \"2-0\"]\n[GameType \"20\"]\n"),
+        "{intl}"
+    );
     assert!(intl.contains("[FEN \"B:W28,33,K46:B3,12,K22\"]"));
     assert!(intl.contains("\n23... 22-17 24. 46-37"), "{intl}");
     assert!(intl.contains("[WhiteRating \"2310\"]\n[TimeControl \"80m+1s\"]"));
@@ -381,6 +402,11 @@ fn letter_listing_is_one_pair_per_line_with_full_routes_and_reads_back() {
     )
     .unwrap();
     assert!(english.contains("\n3. d6:f4 e3:g5\n"), "{english}");
+}
+
+#[test]
+#[ignore = "needs the PDN corpus: TAMMI_PDN_CORPUS=DIR (.ci/run sets it)"]
+fn corpus_letter_listing_writes_every_landing_square() {
     let corpus_english = read(&corpus().join("english_oca_2.0.pdn"));
     let listing = write_game(&corpus_english[0], &WriteOptions::letter_listing()).unwrap();
     assert!(listing.contains(" d2:b4:d6:b8\n0-1\n"), "{listing}");
@@ -426,6 +452,7 @@ fn random_games_round_trip_in_every_variant() {
                 },
                 result: Some("*".into()),
                 first_move_number: 1,
+                warnings: Vec::new(),
             };
             for opts in [WriteOptions::default(), WriteOptions::letter_listing()] {
                 let text = write_game(&game, &opts).unwrap();
@@ -646,8 +673,9 @@ fn damaged_pdn_never_panics() {
         .iter()
         .map(|(f, _)| std::fs::read_to_string(fixture(f)).unwrap())
         .collect();
-    seeds.push(std::fs::read_to_string(corpus().join("variation_syntax.pdn")).unwrap());
-    seeds.push(std::fs::read_to_string(corpus().join("movestrength_syntax.pdn")).unwrap());
+    for f in EXTRA_FIXTURES {
+        seeds.push(pdn::decode(&std::fs::read(fixture(f)).unwrap()));
+    }
     const ALPHABET: &[u8] = b"[](){}$%;/\\\"!?*.-x:0123456789 \n\rabcdefghKWB\xd0\xb1";
     let mut rng = Rng(0xfade);
     for _ in 0..3000 {
@@ -688,7 +716,8 @@ fn damaged_pdn_never_panics() {
 // Positions for the engine.
 
 #[test]
-fn position_at_gives_the_fen_and_the_moves_to_it() {
+#[ignore = "needs the PDN corpus: TAMMI_PDN_CORPUS=DIR (.ci/run sets it)"]
+fn corpus_position_at_gives_the_fen_and_the_moves_to_it() {
     let path = corpus().join("international_wk2003.pdn");
     let start = pdn::position_at(&path, 1, Some(0), &ReadOptions::default()).unwrap();
     assert_eq!(start.fen, start.start_fen);
@@ -716,9 +745,50 @@ fn position_at_gives_the_fen_and_the_moves_to_it() {
     );
     let err = pdn::position_at(&path, 24, None, &ReadOptions::default()).unwrap_err();
     assert!(format!("{err:#}").contains("has 23 games"), "{err:#}");
+}
+
+#[test]
+fn position_at_gives_the_fen_and_the_moves_to_it() {
+    let path = fixture("international.pdn");
+    let opts = ReadOptions::default();
+    let start = pdn::position_at(&path, 1, Some(0), &opts).unwrap();
+    assert_eq!(start.fen, start.start_fen);
+    assert!(start.moves.is_empty());
+    let p = pdn::position_at(&path, 1, Some(10), &opts).unwrap();
+    assert_eq!(
+        (p.variant, p.ply, p.moves.len()),
+        (Variant::International, 10, 10)
+    );
+    assert_eq!(p.moves[..4], ["34-29", "20-25", "39-34", "14-20"]);
+    // The moves replay from the start FEN to the FEN.
+    type P = tammi::rules::Position<tammi::rules::International>;
+    let mut pos: P = parse_fen(&p.start_fen).unwrap();
+    for m in &p.moves {
+        let mut legal = Vec::new();
+        pos.generate(&mut legal);
+        pos = pos.play(&parse_move(&pos, m, &legal).unwrap());
+    }
+    assert_eq!(pos, parse_fen::<P>(&p.fen).unwrap());
+    // A game from a position starts at its FEN tag, black to move.
+    let g2 = pdn::position_at(&path, 2, None, &opts).unwrap();
+    assert_eq!(g2.start_fen, "B:W28,33,K46:B3,12,K22");
+    assert_eq!(g2.moves, ["22-17", "46-37", "17-11", "37-32"]);
+    let end = pdn::position_at(&path, 1, None, &opts).unwrap();
+    assert_eq!(end.ply, 30);
+    let err = pdn::position_at(&path, 1, Some(31), &opts).unwrap_err();
+    assert!(
+        format!("{err:#}").contains("game 1 has 30 plies in its main line; there is no ply 31"),
+        "{err:#}"
+    );
+    let err = pdn::position_at(&path, 3, None, &opts).unwrap_err();
+    assert!(format!("{err:#}").contains("has 2 games"), "{err:#}");
     // A russian game: moves in letters, FEN in numbers.
-    let r = pdn::position_at(&fixture("russian.pdn"), 1, Some(5), &ReadOptions::default()).unwrap();
+    let r = pdn::position_at(&fixture("russian.pdn"), 1, Some(5), &opts).unwrap();
     assert_eq!(r.moves, ["a3-b4", "b6-c5", "b4-a5", "c5-d4", "e3:c5"]);
+    // A setup in the moves starts the history afresh.
+    let s = pdn::position_at(&fixture("setups.pdn"), 3, None, &opts).unwrap();
+    assert_eq!(s.start_fen, "W:W29,30:B4");
+    assert_eq!(s.moves, ["a1-b2", "h8-g7"]);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -733,12 +803,31 @@ fn temp_file(name: &str, text: &str) -> PathBuf {
 }
 
 #[test]
-fn pdn_check_exit_status_and_report() {
+#[ignore = "needs the PDN corpus: TAMMI_PDN_CORPUS=DIR (.ci/run sets it)"]
+fn corpus_pdn_check_reports_the_files() {
     let oca = corpus().join("english_oca_2.0.pdn");
     let (code, out, err) = tammi(&["pdn", "check", oca.to_str().unwrap()]);
     assert_eq!(
         (code, out.as_str(), err.as_str()),
         (0, "43 games, 2280 moves, 0 errors\n", "")
+    );
+    let fail = corpus().join("FAIL_nested_comment.pdn");
+    let (code, out, err) = tammi(&["pdn", "check", fail.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(
+        err.starts_with("error: ") && err.contains("line 1, column 34"),
+        "{err}"
+    );
+}
+
+#[test]
+fn pdn_check_exit_status_and_report() {
+    let english = fixture("english.pdn");
+    let (code, out, err) = tammi(&["pdn", "check", english.to_str().unwrap()]);
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (0, "2 games, 25 moves, 0 errors\n", "")
     );
 
     let bad = temp_file(
@@ -759,12 +848,15 @@ fn pdn_check_exit_status_and_report() {
         ]
     );
 
-    let fail = corpus().join("FAIL_nested_comment.pdn");
+    let fail = temp_file(
+        "nested.pdn",
+        "1. 32-28 19-23 2. 33-29 {a comment {inside} another} *\n",
+    );
     let (code, out, err) = tammi(&["pdn", "check", fail.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(out.is_empty());
     assert!(
-        err.starts_with("error: ") && err.contains("line 1, column 34"),
+        err.starts_with("error: ") && err.contains("game 1, line 1, column 36: nested '{'"),
         "{err}"
     );
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -799,19 +891,20 @@ fn pdn_convert_and_fen_commands() {
         "{letters}"
     );
 
-    let wk = corpus().join("international_wk2003.pdn");
+    let intl = fixture("international.pdn");
     let (code, fen, _) = tammi(&[
         "pdn",
         "fen",
-        wk.to_str().unwrap(),
+        intl.to_str().unwrap(),
         "--game",
-        "2",
+        "1",
         "--ply",
         "3",
     ]);
     assert_eq!(code, 0);
-    let p = pdn::position_at(&wk, 2, Some(3), &ReadOptions::default()).unwrap();
+    let p = pdn::position_at(&intl, 1, Some(3), &ReadOptions::default()).unwrap();
     assert_eq!(fen.trim(), p.fen);
+    assert_ne!(p.fen, p.start_fen);
     let (code, start, _) = tammi(&[
         "pdn",
         "fen",
@@ -826,7 +919,462 @@ fn pdn_convert_and_fen_commands() {
         start.starts_with("W:Wa3,c3,e3,g3,b2,d2,f2,h2,a1,c1,e1,g1:B"),
         "{start}"
     );
-    let (code, _, err) = tammi(&["pdn", "fen", wk.to_str().unwrap(), "--game", "30"]);
+    let (code, _, err) = tammi(&["pdn", "fen", intl.to_str().unwrap(), "--game", "30"]);
     assert_eq!(code, 2);
-    assert!(err.contains("has 23 games"), "{err}");
+    assert!(err.contains("has 2 games; there is no game 30"), "{err}");
+}
+
+// ---------------------------------------------------------------------------------------
+// The project's own fixtures for what the corpus shows: a BOM, CRLF, comments, variations,
+// NAGs and strengths; setups; old captures; problems.
+
+/// Fixtures beside the one-variant ones of [`FIXTURES`].
+const EXTRA_FIXTURES: [&str; 4] = [
+    "annotated.pdn",
+    "setups.pdn",
+    "english_old_captures.pdn",
+    "problems_crowning.pdn",
+];
+
+fn texts(line: &Line) -> Vec<&str> {
+    line.moves.iter().map(|m| m.text.as_str()).collect()
+}
+
+#[test]
+fn annotated_fixture_with_bom_crlf_comments_variations_nags_and_strengths() {
+    let path = fixture("annotated.pdn");
+    let bytes = std::fs::read(&path).unwrap();
+    // The fixture must stay as Windows saves it (tests/data/pdn/.gitattributes keeps git
+    // from converting it).
+    assert!(bytes.starts_with(b"\xef\xbb\xbf%"), "no byte-order mark");
+    assert!(
+        bytes.windows(2).filter(|w| w == b"\r\n").count()
+            == bytes.iter().filter(|&&b| b == b'\n').count(),
+        "not CRLF throughout"
+    );
+    let games = read(&path);
+    assert_eq!(
+        games.len(),
+        1,
+        "a result inside a variation does not end the game"
+    );
+    let g = &games[0];
+    assert_eq!(
+        g.tags[0].name, "Event",
+        "the BOM is not part of the first tag"
+    );
+    assert_eq!(g.tag("White"), Some("Mäkinen, S."));
+    assert_eq!(g.variant, Variant::International);
+    assert_eq!(g.main_line.comments, ["Before the first move."]);
+    let m = &g.main_line.moves;
+    assert_eq!(
+        texts(&g.main_line),
+        [
+            "32-28", "19-23", "28x19", "14x23", "33-28", "23x32", "37x28"
+        ],
+        "the ';' comment ends at the line end"
+    );
+    assert_eq!(m[0].strength.as_deref(), Some("!?"));
+    assert_eq!(m[1].strength.as_deref(), Some("(!?)"));
+    assert!(
+        m[1].variations.is_empty(),
+        "(!?) is a strength, not a variation"
+    );
+    assert_eq!(m[4].nags, [14]);
+    assert_eq!(m[6].strength.as_deref(), Some("(!!)"));
+    assert_eq!(m[6].comments, ["White is fine."]);
+    let var = &m[3].variations[0];
+    assert_eq!(texts(var), ["13x24", "34-30", "8-13"]);
+    assert_eq!(var.moves[2].nags, [10]);
+    let inner = &var.moves[1].variations[0];
+    assert_eq!(texts(inner), ["37-32", "8-13"]);
+    assert_eq!(inner.moves[0].strength.as_deref(), Some("?"));
+    assert_eq!(inner.moves[0].nags, [2]);
+    assert_eq!(inner.moves[0].comments, ["Slow."]);
+    assert_eq!(g.move_count(), 12);
+    assert_eq!(g.result.as_deref(), Some("1-0"));
+    assert!(g.warnings.is_empty());
+    assert_eq!(errors(g), Vec::<String>::new());
+    let written = write_game(g, &WriteOptions::default()).unwrap();
+    let flat = written.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(
+            "{Before the first move.} 1. 32-28!? 19-23(!?) 2. 28x19 14x23 (2... 13x24 3. 34-30 \
+             (3. 37-32? $2 {Slow.} 3... 8-13) 3... 8-13 $10) 3. 33-28 $14 23x32 4. 37x28(!!) \
+             {White is fine.} 1-0"
+        ),
+        "{written}"
+    );
+    assert_same_games(&games, &read_text(&written, None), "annotated");
+    // An illegal move deep in a variation is found, with its ply.
+    let bad = read_text(
+        "32-28 19-23 (18-23 38-32 (37-32 23-27) 12-18) 28x19 *",
+        None,
+    );
+    let errs = errors(&bad[0]);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(
+        errs[0]
+            .starts_with("game 1, ply 4 (in a variation), line 1, column 33: illegal move '23-27'"),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn setups_fixture_ranges_unknown_side_letters_and_a_setup_in_the_moves() {
+    let games = read(&fixture("setups.pdn"));
+    assert_eq!(games.len(), 3);
+    for g in &games {
+        assert_eq!(errors(g), Vec::<String>::new(), "game {}", g.number);
+    }
+    type I = tammi::rules::Position<tammi::rules::International>;
+    type E = tammi::rules::Position<tammi::rules::English>;
+    let ranges: I = games[0].start_position().unwrap();
+    assert_eq!(ranges, I::start(), "W:W31-50:B1-20 is the start");
+    assert_eq!(games[1].variant, Variant::English);
+    let unknown: E = games[1].start_position().unwrap();
+    assert_eq!(
+        unknown.side(),
+        tammi::rules::Color::Black,
+        "'?' is english's first mover"
+    );
+    assert_eq!(games[2].variant, Variant::Russian);
+    let setup = &games[2].main_line.moves[3];
+    assert_eq!(setup.text, "a1-b2");
+    assert_eq!(
+        setup.setup.as_ref().map(|s| s.0.as_str()),
+        Some("W:Wa1,c1:Bh8")
+    );
+    // Written back: FENs in numbers, the setup kept before its move.
+    let text = write_games(&games, &WriteOptions::default()).unwrap();
+    assert!(text.contains("[FEN \"B:W11,13,29:B2,4,22\"]"), "{text}");
+    assert!(text.contains(" d4:b6 /W:W"), "{text}");
+    assert_same_games(&games, &read_text(&text, None), "setups");
+}
+
+#[test]
+fn captures_written_by_start_and_end_are_decided_by_the_moves_after_them() {
+    let games = read(&fixture("english_old_captures.pdn"));
+    assert_eq!(games.len(), 3);
+    // Told by the next move: the route by 17 is the one that leaves a man on 23.
+    assert_eq!(errors(&games[0]), Vec::<String>::new());
+    let w: Vec<String> = games[0].warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].starts_with("game 1, line 15, column 4: ply 1: '10x26' could be ")
+            && w[0].contains("10x17x26")
+            && w[0].contains("10x19x26")
+            && w[0].contains(
+                "read as 10x17x26, under which 2 of the 2 moves after it replay (0 after 10x19x26)"
+            ),
+        "{w:?}"
+    );
+    let text = write_game(&games[0], &WriteOptions::default()).unwrap();
+    assert!(text.contains("1. 10x17x26 23-19 2. 5-9 *"), "{text}");
+    // Told three moves later: by 23, taking 26 and 18, keeps the man on 17.
+    assert_eq!(errors(&games[1]), Vec::<String>::new());
+    assert_eq!(games[1].warnings.len(), 1);
+    assert!(
+        games[1].warnings[0].message.contains("read as 30x23x14"),
+        "{:?}",
+        games[1].warnings
+    );
+    let text = write_game(&games[1], &WriteOptions::default()).unwrap();
+    assert!(text.contains("1... 30x23x14"), "{text}");
+    assert_same_games(
+        &games[..2],
+        &read_text(
+            &write_games(&games[..2], &WriteOptions::default()).unwrap(),
+            None,
+        ),
+        "decided",
+    );
+    // Never told: both routes fit what follows, so the move stays ambiguous.
+    assert!(games[2].warnings.is_empty());
+    let e = errors(&games[2]);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].starts_with("game 3, ply 1, line ")
+            && e[0].contains("ambiguous move '30x14': it could be ")
+            && e[0].contains("the moves after it do not tell which"),
+        "{e:?}"
+    );
+    assert!(write_game(&games[2], &WriteOptions::default()).is_err());
+}
+
+#[test]
+fn a_man_on_its_crowning_row_is_read_as_a_king_with_a_warning() {
+    let games = read(&fixture("problems_crowning.pdn"));
+    assert_eq!(games.len(), 2);
+    type E = tammi::rules::Position<tammi::rules::English>;
+    for g in &games {
+        assert_eq!(errors(g), Vec::<String>::new(), "game {}", g.number);
+    }
+    let w: Vec<String> = games
+        .iter()
+        .flat_map(|g| g.warnings.iter().map(|w| w.to_string()))
+        .collect();
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(
+        w[0].starts_with("game 1, line 12, column 1: FEN tag: the man on 3 (f8)")
+            && w[0].ends_with("stands on the crowning row, read as a king"),
+        "{w:?}"
+    );
+    assert!(
+        w[1].starts_with("game 2, line 25, column 1: FEN tag: the men on 2 (d8)")
+            && w[1].contains(", 30 (c1)")
+            && w[1].ends_with("stand on the crowning row, read as kings"),
+        "{w:?}"
+    );
+    let first: E = games[0].start_position().unwrap();
+    assert_eq!(
+        tammi::notation::write_fen(&first, Notation::Numeric),
+        "W:WK3,K19:B12,K28"
+    );
+    // Written back, the FEN says what was meant, and reads without a warning.
+    let text = write_games(&games, &WriteOptions::default()).unwrap();
+    assert!(text.contains("[FEN \"W:WK3,K19:B12,K28\"]"), "{text}");
+    let back = read_text(&text, None);
+    assert!(back.iter().all(|g| g.warnings.is_empty()));
+    assert_same_games(&games, &back, "crowned");
+}
+
+#[test]
+fn pdn_commands_warn_about_lenient_reading_and_strict_refuses_it() {
+    let problems = fixture("problems_crowning.pdn");
+    let p = problems.to_str().unwrap();
+    let (code, out, err) = tammi(&["pdn", "check", p]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(
+        lines[0].starts_with("warning: game 1 (White \"?\", Black \"?\", Event \"Problem with a white man on 3\"), line 12, column 1: FEN tag: the man on 3"),
+        "{out}"
+    );
+    assert_eq!(lines[2], "2 games, 5 moves, 0 errors, 2 warnings");
+    let (code, out, _) = tammi(&["pdn", "check", "--strict", p]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.lines().next().unwrap().starts_with("game 1 ("), "{out}");
+    assert!(out.ends_with("2 games, 5 moves, 2 errors\n"), "{out}");
+
+    let (code, out, err) = tammi(&["pdn", "convert", p]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("[FEN \"W:WK3,K19:B12,K28\"]"), "{out}");
+    assert_eq!(err.lines().count(), 2, "{err}");
+    assert!(
+        err.lines().all(|l| l.starts_with("warning: game ")),
+        "{err}"
+    );
+    let (code, out, err) = tammi(&["pdn", "convert", "--strict", p]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(
+        err.starts_with("error: --strict: game 1 (")
+            && err.contains("(and 1 more; tammi pdn check --strict lists them)"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let (code, fen, err) = tammi(&["pdn", "fen", p, "--game", "2", "--ply", "0"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(fen.trim(), "B:WK2,K24:BK5,K30");
+    let (code, _, err) = tammi(&["pdn", "fen", p, "--strict", "--game", "2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--strict: game 2"), "{err}");
+
+    // The old captures: decided ones are warnings, the undecided one an error.
+    let old = fixture("english_old_captures.pdn");
+    let (code, out, _) = tammi(&["pdn", "check", old.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert!(lines[0].starts_with("warning: game 1 ") && lines[1].starts_with("warning: game 2 "));
+    assert!(lines[2].starts_with("game 3 ") && lines[2].contains("ambiguous move '30x14'"));
+    assert_eq!(lines[3], "3 games, 9 moves, 1 errors, 2 warnings");
+}
+
+/// A game of each variant: short ones whose letter squares stay within a1-h8 (the 10x10
+/// game of the issue: `32-28 19-23 28x19 14x23` is `d4-e5 g7-f6 e5:g7 h8:f6`), and long
+/// random ones.
+fn every_variant_games() -> Vec<Game> {
+    fn random_game<P: Board>(rng: &mut Rng, plies: usize) -> Vec<String> {
+        let mut pos = P::start();
+        let mut list = Vec::new();
+        let mut out = Vec::new();
+        for _ in 0..plies {
+            pos.generate(&mut list);
+            if list.is_empty() {
+                break;
+            }
+            let mv = list[rng.below(list.len())];
+            out.push(format_hub_move::<P>(&mv));
+            pos = pos.play(&mv);
+        }
+        out
+    }
+    let game = |number: usize, variant: Variant, moves: Vec<String>| Game {
+        number,
+        pos: Default::default(),
+        tags: Vec::new(),
+        variant,
+        fen: None,
+        main_line: Line {
+            comments: Vec::new(),
+            moves: moves
+                .into_iter()
+                .map(|text| PdnMove {
+                    text,
+                    ..PdnMove::default()
+                })
+                .collect(),
+        },
+        result: Some("*".into()),
+        first_move_number: 1,
+        warnings: Vec::new(),
+    };
+    let mut rng = Rng(0x5eed_1616);
+    let mut out = Vec::new();
+    for variant in ALL_VARIANTS {
+        if variant.width() == 10 {
+            let short = ["32-28", "19-23", "28x19", "14x23"]
+                .map(String::from)
+                .to_vec();
+            out.push(game(out.len() + 1, variant, short));
+        }
+        let moves = with_board!(variant, P => random_game::<P>(&mut rng, 6));
+        out.push(game(out.len() + 1, variant, moves));
+        let moves = with_board!(variant, P => random_game::<P>(&mut rng, 120));
+        out.push(game(out.len() + 1, variant, moves));
+    }
+    out
+}
+
+#[test]
+fn what_tammi_writes_tammi_reads_back_in_every_variant_and_both_notations() {
+    let games = every_variant_games();
+    for g in &games {
+        let written = write_game(g, &WriteOptions::default()).unwrap();
+        let name = format!("round-{}-{}.pdn", g.number, g.variant);
+        let numeric = temp_file(&name, &written);
+        let letters = temp_file(&format!("letters-{name}"), "");
+        let again = temp_file(&format!("again-{name}"), "");
+        let what = format!("game {} ({})", g.number, g.variant);
+        let run = |args: &[&str]| {
+            let (code, out, err) = tammi(args);
+            assert_eq!((code, err.as_str()), (0, ""), "{what}: {args:?}\n{out}");
+            out
+        };
+        let moves = g.main_line.moves.len();
+        let report = format!("1 games, {moves} moves, 0 errors\n");
+        assert_eq!(
+            run(&["pdn", "check", numeric.to_str().unwrap()]),
+            report,
+            "{what}"
+        );
+        run(&[
+            "pdn",
+            "convert",
+            numeric.to_str().unwrap(),
+            "--notation",
+            "letter",
+            "-o",
+            letters.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            run(&["pdn", "check", letters.to_str().unwrap()]),
+            report,
+            "{what}"
+        );
+        run(&[
+            "pdn",
+            "convert",
+            letters.to_str().unwrap(),
+            "--notation",
+            "numeric",
+            "-o",
+            again.to_str().unwrap(),
+        ]);
+        // No --variant anywhere: the file says what it is.
+        for path in [&letters, &again] {
+            let back = read(path);
+            assert_eq!(back[0].variant, g.variant, "{what}: {}", path.display());
+            assert_same_games(std::slice::from_ref(g), &back, &what);
+        }
+        let numeric_opts = WriteOptions {
+            notation: Some(Notation::Numeric),
+            ..WriteOptions::default()
+        };
+        let text = std::fs::read_to_string(&again).unwrap();
+        assert_eq!(
+            text,
+            write_game(g, &numeric_opts).unwrap(),
+            "{what}: to letters and back to numbers"
+        );
+    }
+}
+
+#[test]
+fn the_variant_tag_names_the_variants_that_share_gametype_20() {
+    let v = |text: &str, opt: Option<Variant>| read_text(text, opt)[0].variant;
+    assert_eq!(
+        v("[GameType \"20\"][Variant \"killer\"] 1. 32-28 *", None),
+        Variant::Killer
+    );
+    assert_eq!(
+        v("[Variant \"Antidraughts\"] 1. 32-28 *", None),
+        Variant::Losing
+    );
+    assert_eq!(
+        v(
+            "[GameType \"20\"][Variant \"Breakthrough\"] 1. 32-28 *",
+            Some(Variant::Killer)
+        ),
+        Variant::Breakthrough,
+        "the file's own tag before the option"
+    );
+    // Values that are not one of tammi's variants, or that contradict the GameType, say
+    // nothing.
+    assert_eq!(
+        v("[GameType \"20\"][Variant \"Standard\"] 1. 32-28 *", None),
+        Variant::International
+    );
+    assert_eq!(
+        v("[GameType \"26\"][Variant \"russian\"] 1. c3-d4 *", None),
+        Variant::Brazilian
+    );
+    // Written once, replacing a tag read.
+    let g = &read_text("[GameType \"20\"][Variant \"bt\"] 1. 32-28 *", None)[0];
+    let text = write_game(g, &WriteOptions::default()).unwrap();
+    assert_eq!(text.matches("[Variant ").count(), 1, "{text}");
+    assert!(
+        text.contains("[GameType \"20\"]\n[Variant \"breakthrough\"]\n"),
+        "{text}"
+    );
+}
+
+/// The default suite must pass on a fresh clone, which has nothing beside it: no test or
+/// source may name the directory beside the repository where CI keeps the corpus (the
+/// corpus tests take theirs from TAMMI_PDN_CORPUS).
+#[test]
+fn no_test_or_source_names_the_directory_beside_the_repository() {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    walk(&root.join("src"), &mut files);
+    walk(&root.join("tests"), &mut files);
+    assert!(files.len() > 20, "{files:?}");
+    let beside = concat!("..", "/shared");
+    let naming: Vec<String> = files
+        .iter()
+        .filter(|p| std::fs::read_to_string(p).unwrap().contains(beside))
+        .map(|p| p.display().to_string())
+        .collect();
+    assert_eq!(naming, Vec::<String>::new(), "these name {beside}");
 }

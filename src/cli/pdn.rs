@@ -35,6 +35,11 @@ pub struct CheckArgs {
     /// Variant of games without a GameType tag (default: inferred from the file).
     #[arg(long, short, value_parser = parse_variant)]
     pub variant: Option<Variant>,
+    /// Refuse what is read only by its plain meaning (a capture written by start and end
+    /// that the moves after it decide, a man on its crowning row read as a king) instead
+    /// of warning.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -51,6 +56,11 @@ pub struct ConvertArgs {
     /// Write here instead of standard output.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+    /// Refuse what is read only by its plain meaning (a capture written by start and end
+    /// that the moves after it decide, a man on its crowning row read as a king) instead
+    /// of warning.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -69,6 +79,11 @@ pub struct FenArgs {
     /// Squares of the FEN: numeric (PDN's usual form, the default) or letter.
     #[arg(long, value_parser = parse_notation, default_value = "numeric")]
     pub notation: Notation,
+    /// Refuse what is read only by its plain meaning (a capture written by start and end
+    /// that the moves after it decide, a man on its crowning row read as a king) instead
+    /// of warning.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 pub fn run(a: &PdnArgs) -> Result<i32> {
@@ -92,30 +107,72 @@ fn describe(game: &Game) -> String {
     }
 }
 
+/// `text` (which starts "game N") with the fuller description of game N.
+fn described(g: &Game, text: &str) -> String {
+    let rest = text
+        .strip_prefix(&format!("game {}", g.number))
+        .unwrap_or(text);
+    format!("{}{rest}", describe(g))
+}
+
 fn check(a: &CheckArgs) -> Result<i32> {
     let games = pdn::read_file(&a.file, &ReadOptions { variant: a.variant })?;
     let out = std::io::stdout();
     let mut out = out.lock();
-    let (mut moves, mut errors) = (0, 0);
+    let (mut moves, mut errors, mut warnings) = (0, 0, 0);
     for g in &games {
         moves += g.move_count();
+        // Under --strict what was read leniently is an error like the others.
+        let prefix = if a.strict { "" } else { "warning: " };
+        for w in &g.warnings {
+            writeln!(out, "{prefix}{}", described(g, &w.to_string()))?;
+        }
         let found = with_board!(g.variant, P => g.check::<P>());
         for e in &found {
-            // The MoveError text starts with "game N"; replace it by the fuller description.
-            let text = e.to_string();
-            let rest = text
-                .strip_prefix(&format!("game {}", g.number))
-                .unwrap_or(&text);
-            writeln!(out, "{}{rest}", describe(g))?;
+            writeln!(out, "{}", described(g, &e.to_string()))?;
         }
         errors += found.len();
+        if a.strict {
+            errors += g.warnings.len();
+        } else {
+            warnings += g.warnings.len();
+        }
     }
-    writeln!(out, "{} games, {moves} moves, {errors} errors", games.len())?;
+    let warned = match warnings {
+        0 => String::new(),
+        1 => ", 1 warning".to_string(),
+        n => format!(", {n} warnings"),
+    };
+    writeln!(
+        out,
+        "{} games, {moves} moves, {errors} errors{warned}",
+        games.len()
+    )?;
     Ok(if errors > 0 { 1 } else { 0 })
+}
+
+/// Warn on standard error about what was read leniently, or refuse it under `--strict`.
+fn lenient(games: &[Game], strict: bool) -> Result<()> {
+    let all: Vec<String> = games
+        .iter()
+        .flat_map(|g| g.warnings.iter().map(move |w| described(g, &w.to_string())))
+        .collect();
+    if strict && let Some(first) = all.first() {
+        let more = match all.len() - 1 {
+            0 => String::new(),
+            n => format!(" (and {n} more; tammi pdn check --strict lists them)"),
+        };
+        anyhow::bail!("--strict: {first}{more}");
+    }
+    for w in &all {
+        eprintln!("warning: {w}");
+    }
+    Ok(())
 }
 
 fn convert(a: &ConvertArgs) -> Result<i32> {
     let games = pdn::read_file(&a.file, &ReadOptions { variant: a.variant })?;
+    lenient(&games, a.strict)?;
     let opts = match a.notation {
         Some(Notation::Letter) => WriteOptions::letter_listing(),
         notation => WriteOptions {
@@ -142,7 +199,11 @@ fn convert(a: &ConvertArgs) -> Result<i32> {
 }
 
 fn fen(a: &FenArgs) -> Result<i32> {
-    let p = pdn::position_at(&a.file, a.game, a.ply, &ReadOptions { variant: a.variant })?;
+    let opts = ReadOptions { variant: a.variant };
+    let games = pdn::read_file(&a.file, &opts)?;
+    let g = pdn::nth_game(&games, a.game, &a.file)?;
+    lenient(std::slice::from_ref(g), a.strict)?;
+    let p = pdn::game_position(g, a.ply).with_context(|| a.file.display().to_string())?;
     let fen = match a.notation {
         Notation::Numeric => p.fen,
         Notation::Letter => with_board!(p.variant, P => {

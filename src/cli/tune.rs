@@ -26,6 +26,7 @@ use crate::rules::{Board, Color, Notation, Outcome, Variant, outcome};
 use crate::search::engine::Engine;
 use crate::search::game::{Counters, drawn_by_counters, repeated};
 use crate::search::limits::{EngineOptions, Limits};
+use crate::search::search::MAX_DEPTH;
 use crate::with_board;
 
 const GAMES_HELP: &str = "\
@@ -180,6 +181,28 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
     }
     if a.nodes == Some(0) || a.depth == Some(0) {
         bail!("--nodes and --depth must be at least 1");
+    }
+    if let Some(d) = a.depth
+        && d > MAX_DEPTH as u32
+    {
+        bail!("--depth must be at most {MAX_DEPTH}, got {d}");
+    }
+    if a.max_plies == 0 {
+        bail!("--max-plies must be at least 1");
+    }
+    if a.random_plies >= a.max_plies {
+        bail!(
+            "--random-plies ({}) must be below --max-plies ({}): every game would end in random moves",
+            a.random_plies,
+            a.max_plies
+        );
+    }
+    if !(1..=EngineOptions::MAX_HASH_MB).contains(&a.hash) {
+        bail!(
+            "--hash must be between 1 and {} MiB, got {}",
+            EngineOptions::MAX_HASH_MB,
+            a.hash
+        );
     }
     let limits = match (a.nodes, a.depth) {
         (_, Some(d)) => Limits::depth(d),
@@ -617,7 +640,54 @@ fn parse_line(text: &str) -> Result<(&str, f32)> {
     Ok((fen, r))
 }
 
+/// The most epochs a fit may ask for (about a day on the data tammi's weights come from).
+const MAX_EPOCHS: usize = 1_000_000;
+
+/// The flags of `tune fit`, checked before any data is read: clap reads `nan` and `inf`
+/// as numbers, and a fit with them only writes a file of zeros.
+fn check_fit_args(a: &FitArgs) -> Result<()> {
+    if !(a.lr.is_finite() && a.lr > 0.0 && a.lr <= 1000.0) {
+        bail!(
+            "--lr must be a number above 0 and at most 1000 (Adam's step, centi-men), got {}",
+            a.lr
+        );
+    }
+    if !(a.l2.is_finite() && (0.0..=1.0).contains(&a.l2)) {
+        bail!("--l2 must be a number from 0 to 1, got {}", a.l2);
+    }
+    if !(1..=MAX_EPOCHS).contains(&a.epochs) {
+        bail!(
+            "--epochs must be between 1 and {MAX_EPOCHS}, got {}",
+            a.epochs
+        );
+    }
+    if a.report_every == 0 {
+        bail!("--report-every must be at least 1");
+    }
+    Ok(())
+}
+
+/// Weights beyond this many centi-men (ten million men) mean the fit ran away; they would
+/// not even round to the integers a weights file holds.
+const MAX_WEIGHT: f64 = 1e9;
+
+/// An error if the fit has diverged: a loss or a weight that is not a finite number, or a
+/// weight beyond [`MAX_WEIGHT`]. No weights file is written after one.
+fn diverged(epoch: usize, losses: &[f64], w: &[f64], lr: f64) -> Result<()> {
+    let bad_loss = losses.iter().find(|l| !l.is_finite());
+    let bad_weight = w.iter().find(|x| !(x.is_finite() && x.abs() <= MAX_WEIGHT));
+    let what = match (bad_loss, bad_weight) {
+        (Some(l), _) => format!("the loss is {l}"),
+        (None, Some(x)) => format!("a weight reached {x}"),
+        (None, None) => return Ok(()),
+    };
+    bail!(
+        "the fit diverged at epoch {epoch} ({what}); no weights file written (try a smaller --lr than {lr})"
+    )
+}
+
 pub fn run_fit(a: &FitArgs) -> Result<i32> {
+    check_fit_args(a)?;
     if a.variant == Variant::Turkish {
         bail!("tune fit works on the diagonal variants; turkish has no traceable evaluation");
     }
@@ -666,6 +736,7 @@ pub fn run_fit(a: &FitArgs) -> Result<i32> {
     let (train0, valid0) = (loss(&train, &w, k), loss(&valid, &w, k));
     println!("K = {k:.4}");
     println!("epoch 0: loss {train0:.6} (validation {valid0:.6})");
+    diverged(0, &[train0, valid0], &w, a.lr)?;
 
     // Adam.
     let (b1, b2, eps) = (0.9, 0.999, 1e-8);
@@ -687,18 +758,20 @@ pub fn run_fit(a: &FitArgs) -> Result<i32> {
             let vh = v[j] / (1.0 - b2.powi(t));
             w[j] -= a.lr * mh / (vh.sqrt() + eps);
         }
-        if epoch % a.report_every.max(1) == 0 || epoch == a.epochs {
-            println!(
-                "epoch {epoch}: loss {:.6} (validation {:.6})",
-                loss(&train, &w, k),
-                loss(&valid, &w, k)
-            );
+        // Checked every epoch (cheap beside the gradient): once a weight is NaN every later
+        // epoch is NaN too.
+        diverged(epoch, &[], &w, a.lr)?;
+        if epoch % a.report_every == 0 || epoch == a.epochs {
+            let (t, v) = (loss(&train, &w, k), loss(&valid, &w, k));
+            println!("epoch {epoch}: loss {t:.6} (validation {v:.6})");
+            diverged(epoch, &[t, v], &w, a.lr)?;
         }
     }
     let rounded: Vec<i32> = w.iter().map(|x| x.round() as i32).collect();
     let wr: Vec<f64> = rounded.iter().map(|&x| x as f64).collect();
     let (train1, valid1) = (loss(&train, &wr, k), loss(&valid, &wr, k));
     println!("rounded: loss {train1:.6} (validation {valid1:.6})");
+    diverged(a.epochs, &[train1, valid1], &wr, a.lr)?;
     let mut out = base.clone();
     out.set_params(&rounded);
     let files: Vec<String> = a.data.iter().map(|p| p.display().to_string()).collect();
@@ -733,4 +806,30 @@ pub fn run_fit(a: &FitArgs) -> Result<i32> {
 
 fn write_weights(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_diverged_fit_is_an_error_naming_the_epoch() {
+        assert!(diverged(3, &[0.6, 0.61], &[100.0, -2.5], 1.0).is_ok());
+        let e = diverged(7, &[f64::NAN], &[1.0], 2.0)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("the fit diverged at epoch 7 (the loss is NaN); no weights file written"),
+            "{e}"
+        );
+        let e = diverged(1, &[], &[1.0, f64::INFINITY], 5.0)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("(a weight reached inf)") && e.contains("than 5"),
+            "{e}"
+        );
+        let e = diverged(2, &[0.5], &[2e9], 1.0).unwrap_err().to_string();
+        assert!(e.contains("a weight reached 2000000000"), "{e}");
+    }
 }

@@ -923,6 +923,7 @@ pub fn pdn_text(
         main_line: line,
         result: Some(g.result_text().to_string()),
         first_move_number: 1,
+        warnings: Vec::new(),
     };
     let mut text = pdn::write_game(&game, &WriteOptions::default())
         .map_err(|e| anyhow::anyhow!("cannot write game {} as PDN: {e}", g.index + 1))?;

@@ -67,6 +67,31 @@ pub fn parse_fen<P: Board>(text: &str) -> Result<P, PositionError> {
     validate(&setup)
 }
 
+/// [`parse_fen`], except that a man standing on its own crowning row is read as a king
+/// (problem collections write such setups and mean a king); returns the square numbers so
+/// crowned, for the caller to warn about. Every other fault is an error as in `parse_fen`.
+pub fn parse_fen_crowning<P: Board>(text: &str) -> Result<(P, Vec<u32>), PositionError> {
+    let mut setup = parse_fen_setup::<P>(text)?;
+    let mut crowned = Vec::new();
+    loop {
+        match P::from_setup(&setup) {
+            Ok(pos) => return Ok((pos, crowned)),
+            Err(SetupError::ManOnPromotionRow { color, square }) if !crowned.contains(&square) => {
+                let bit = P::bit_of_square(square);
+                let list = match color {
+                    Color::White => &mut setup.white,
+                    Color::Black => &mut setup.black,
+                };
+                for entry in list.iter_mut().filter(|e| Some(e.0) == bit) {
+                    entry.1 = true;
+                }
+                crowned.push(square);
+            }
+            Err(_) => return validate(&setup).map(|pos| (pos, crowned)),
+        }
+    }
+}
+
 fn parse_fen_setup<P: Board>(text: &str) -> Result<Setup, PositionError> {
     // Work on (column, char) pairs so errors can point into the original text.
     let trimmed_end = text.trim_end();

@@ -33,6 +33,10 @@ pub struct PdnMove {
     pub variations: Vec<Line>,
     /// A `/FEN/` setup written just before the move: the position it is played from.
     pub setup: Option<(String, Pos)>,
+    /// When `text` fits more than one legal move (old files write a capture by its start
+    /// and end only) and the moves after it fit only one of them: that one, in Hub form
+    /// (`from`, `to`, the captured squares), set by the reader.
+    pub decided: Option<String>,
 }
 
 /// A sequence of moves: the main line or a variation.
@@ -73,6 +77,24 @@ pub struct Game {
     pub result: Option<String>,
     /// The number of the first move (`23.` in a game from a position); 1 if none was written.
     pub first_move_number: u32,
+    /// What the reader read by its plain meaning rather than strictly (a capture decided by
+    /// the moves after it, a man on its crowning row read as a king); `--strict` refuses
+    /// games with any.
+    pub warnings: Vec<Warning>,
+}
+
+/// Something read leniently: which game, where, and what was made of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    pub game: usize,
+    pub pos: Pos,
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "game {}, {}: {}", self.game, self.pos, self.message)
+    }
 }
 
 /// A move (or a FEN) that does not fit the game: which game, which ply, where, and why.
@@ -191,8 +213,16 @@ pub fn resolve<P: Board>(
     };
     let mut legal = Vec::new();
     before.generate(&mut legal);
-    let mv = parse_move(&before, &m.text, &legal).map_err(|e| {
+    // A move the reader decided by what follows is parsed in that form; errors still
+    // quote the text as written.
+    let text = m.decided.as_deref().unwrap_or(&m.text);
+    let mv = parse_move(&before, text, &legal).map_err(|e| {
         let side = before.side().name();
+        let e = if e.starts_with("ambiguous") {
+            format!("{e} (the moves after it do not tell which)")
+        } else {
+            e
+        };
         err(m.pos, &m.text, format!("{e}, {side} to move"))
     })?;
     Ok(Step { before, legal, mv })

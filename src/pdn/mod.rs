@@ -13,10 +13,19 @@
 //! where it stands is a [`MoveError`] from [`Game::check`], naming the game, ply, line and
 //! column.
 //!
+//! **What old files mean plainly** is read with a [`Warning`] on the game (see [`settle`]):
+//! a capture written by its start and end only where two routes lead there, decided by the
+//! moves after it (one the rest does not decide stays an ambiguous-move error), and a man
+//! on its crowning row in a setup, read as a king. `--strict` on the command line refuses
+//! such games.
+//!
 //! **The variant of a game** is its GameType tag (20 international, 21 english, 25 russian,
 //! 26 brazilian, 27 canadian, 30 or 43 turkish; the long form `20,W,10,10,N2,0` too; other
-//! types are an error). `--variant` gives the variant of games without the tag, and refines
-//! GameType 20 into killer, breakthrough or losing. Without either, the variant is inferred
+//! types are an error), refined by a Variant tag naming one of tammi's variants (killer,
+//! breakthrough, losing or antidraughts share GameType 20; tammi writes that tag, and
+//! GameType always, so that it reads back what it writes). `--variant` gives the variant
+//! of games without the tag, and refines GameType 20 into killer, breakthrough or losing
+//! (a Variant tag in the file comes first). Without either, the variant is inferred
 //! from all untagged games of the file together: letter–number squares within a–h and 1–8
 //! mean russian (brazilian if only that replays), within a–j/1–10 international, else
 //! canadian; square numbers up to 32 mean english (international if the games replay
@@ -26,13 +35,14 @@
 pub mod game;
 pub mod lexer;
 pub mod reader;
+pub mod settle;
 pub mod writer;
 
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-pub use game::{Game, Line, MoveError, PdnMove, Replayed, Step, Tag, resolve};
+pub use game::{Game, Line, MoveError, PdnMove, Replayed, Step, Tag, Warning, resolve};
 pub use lexer::Pos;
 pub use reader::{PdnError, ReadOptions, read_pdn, variant_of_game_type};
 pub use writer::{WriteOptions, write_game, write_games};
@@ -81,6 +91,11 @@ pub fn position_at(
     opts: &ReadOptions,
 ) -> Result<GamePosition> {
     let games = read_file(path, opts)?;
+    game_position(nth_game(&games, game, path)?, ply).with_context(|| path.display().to_string())
+}
+
+/// Game `game` (1-based) of those read from `path`, or an error saying how many there are.
+pub fn nth_game<'a>(games: &'a [Game], game: usize, path: &Path) -> Result<&'a Game> {
     if game == 0 || game > games.len() {
         bail!(
             "{} has {} game{}; there is no game {game}",
@@ -89,7 +104,7 @@ pub fn position_at(
             if games.len() == 1 { "" } else { "s" }
         );
     }
-    game_position(&games[game - 1], ply).with_context(|| path.display().to_string())
+    Ok(&games[game - 1])
 }
 
 /// [`position_at`] for a game already read.

@@ -6,7 +6,7 @@ use std::fmt;
 
 use super::game::{Game, Line, PdnMove, Tag, resolve};
 use super::lexer::{LexError, Lexer, Pos, Token, TokenKind};
-use crate::notation::parse_fen;
+use crate::notation::parse_fen_crowning;
 use crate::rules::{Board, Variant};
 use crate::with_board;
 
@@ -48,6 +48,7 @@ pub fn read_pdn(text: &str, opts: &ReadOptions) -> Result<Vec<Game>, PdnError> {
         parser.game = games.len() + 1;
     }
     assign_variants(&mut games, opts)?;
+    games.iter_mut().for_each(super::settle::settle);
     Ok(games)
 }
 
@@ -103,6 +104,7 @@ impl Parser {
             main_line: Line::default(),
             result: None,
             first_move_number: 0,
+            warnings: Vec::new(),
         };
         let mut setup = None;
         loop {
@@ -306,8 +308,15 @@ pub fn variant_of_game_type(value: &str) -> Result<Variant, String> {
 fn assign_variants(games: &mut [Game], opts: &ReadOptions) -> Result<(), PdnError> {
     let mut untyped = Vec::new();
     for (i, g) in games.iter_mut().enumerate() {
+        // A Variant tag naming one of tammi's variants (tammi writes it for killer,
+        // breakthrough and losing, which share GameType 20; lidraughts writes
+        // "Antidraughts") refines the GameType; other values ("Standard") say nothing.
+        let named: Option<Variant> = g.tag("Variant").and_then(|v| v.parse().ok());
         let Some(t) = g.tags.iter().find(|t| t.name == "GameType") else {
-            untyped.push(i);
+            match named {
+                Some(v) => g.variant = v,
+                None => untyped.push(i),
+            }
             continue;
         };
         let v = variant_of_game_type(&t.value).map_err(|message| PdnError {
@@ -315,9 +324,11 @@ fn assign_variants(games: &mut [Game], opts: &ReadOptions) -> Result<(), PdnErro
             pos: t.pos,
             message,
         })?;
-        g.variant = match opts.variant {
+        let same_board = |o: Variant| o.pdn_game_type() == v.pdn_game_type();
+        g.variant = match (named, opts.variant) {
+            (Some(n), _) if same_board(n) => n,
             // `--variant killer` on a GameType 20 game: same board, the user's rules.
-            Some(o) if o.pdn_game_type() == v.pdn_game_type() => o,
+            (_, Some(o)) if same_board(o) => o,
             _ => v,
         };
     }
@@ -442,9 +453,11 @@ fn infer_variant(games: &[&Game]) -> Variant {
 
 /// How many main-line moves replay legally under `P` before the first that does not.
 fn replayable_plies<P: Board>(game: &Game) -> usize {
+    // Leniently, as the game will be read once its variant is known (problem collections
+    // set men on their crowning row).
     let start = match &game.fen {
         None => Ok(P::start()),
-        Some((fen, _)) => parse_fen::<P>(fen),
+        Some((fen, _)) => parse_fen_crowning::<P>(fen).map(|(pos, _)| pos),
     };
     let Ok(mut pos) = start else {
         return 0;

@@ -1,14 +1,14 @@
 //! Games to PDN, strictly: the seven standard tags first (filled in when missing), then
-//! GameType (when not international) and FEN (when not the start), then the other tags in
-//! the order read; move numbers recomputed; moves rewritten from the replayed [`Move`]s in
-//! the variant's notation, with the full route only where PDN requires it (two captures
-//! sharing start and end); comments, NAGs, strengths and variations kept; lines wrapped.
+//! GameType (always), Variant (killer, breakthrough, losing) and FEN (when not the start),
+//! then the other tags in the order read; move numbers recomputed; moves rewritten from
+//! the replayed [`Move`]s in the variant's notation, with the full route only where PDN
+//! requires it (two captures sharing start and end); comments, NAGs, strengths and variations kept; lines wrapped.
 //!
 //! [`Move`]: crate::rules::Move
 
 use super::game::{Game, Line, MoveError, resolve};
 use crate::notation::{format_move, format_route, write_fen};
-use crate::rules::{Board, Notation};
+use crate::rules::{Board, Notation, Variant};
 use crate::with_board;
 
 /// How to write.
@@ -243,8 +243,14 @@ fn write_with<P: Board>(game: &Game, opts: &WriteOptions) -> Result<String, Move
         };
         out.push_str(&format!("[{name} \"{}\"]\n", escape(value)));
     }
-    if P::VARIANT.pdn_game_type() != 20 {
-        out.push_str(&format!("[GameType \"{}\"]\n", P::VARIANT.pdn_game_type()));
+    // Always the GameType, even 20 (PDN's default): without it a reader guesses the board
+    // from the squares, and the letter squares of a 10x10 game that stays within a1-h8
+    // read as an 8x8 game. The variants sharing GameType 20 name themselves in a Variant
+    // tag, as lidraughts does.
+    out.push_str(&format!("[GameType \"{}\"]\n", P::VARIANT.pdn_game_type()));
+    let variant_tag = P::VARIANT.pdn_game_type() == 20 && P::VARIANT != Variant::International;
+    if variant_tag {
+        out.push_str(&format!("[Variant \"{}\"]\n", P::VARIANT.name()));
     }
     if start != P::start() {
         out.push_str(&format!(
@@ -255,7 +261,8 @@ fn write_with<P: Board>(game: &Game, opts: &WriteOptions) -> Result<String, Move
     for t in &game.tags {
         let written = STANDARD_TAGS.iter().any(|(n, _)| *n == t.name)
             || t.name == "GameType"
-            || t.name == "FEN";
+            || t.name == "FEN"
+            || (variant_tag && t.name == "Variant");
         if !written {
             out.push_str(&format!("[{} \"{}\"]\n", t.name, escape(&t.value)));
         }
