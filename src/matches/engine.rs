@@ -418,6 +418,16 @@ impl HubEngine {
                 Ok(Event::Line(text, at)) => {
                     self.log_in(&text);
                     let Ok(line) = parse_line(&text) else {
+                        // `done move=` (no move: the engine's game is over) is malformed
+                        // by the strict syntax, but it is an answer all the same.
+                        if text.split_whitespace().next() == Some("done") {
+                            return SearchEnd::Done {
+                                mv: String::new(),
+                                elapsed: at.saturating_duration_since(start),
+                                score,
+                                depth,
+                            };
+                        }
                         continue;
                     };
                     match line.command.as_str() {
