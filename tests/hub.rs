@@ -500,13 +500,13 @@ fn pos_refuses_unknown_and_malformed_arguments_and_keeps_the_position() {
     // Still the forced capture of the first position.
     hub.send("go think");
     let done = hub.last("done");
-    assert_eq!(arg(&done, "move"), Some("32x23"));
+    assert_eq!(arg(&done, "move"), Some("32x23x28"));
     // The forms that are meant still work: start as a flag, quoted moves.
     hub.send("pos start moves=\"32-28 19-23\"");
     hub.send("level depth=1");
     hub.send("go think");
     let done = hub.last("done");
-    assert_eq!(arg(&done, "move"), Some("28x19"), "{done}");
+    assert_eq!(arg(&done, "move"), Some("28x19x23"), "{done}");
 }
 
 /// Issue 16: a position string of the wrong length is named as such, with the length the

@@ -19,8 +19,8 @@ const DEFAULT_ANALYZE_SECONDS: f64 = 5.0;
 
 #[derive(clap::Args, Debug)]
 pub struct AnalyzeArgs {
-    /// Variant (see `tammi perft --help`; default international). With --pdn: the variant
-    /// of a game without a GameType tag; a game of another variant is an error.
+    /// Variant (see `tammi perft --help`; default international). With --pdn the game's
+    /// own variant decides, and a --variant that names another one is an error.
     #[arg(long, short, value_parser = parse_variant)]
     pub variant: Option<Variant>,
     /// Position as PDN FEN or Hub position string (default: the variant's start).
@@ -167,14 +167,16 @@ pub fn run_analyze(a: &AnalyzeArgs) -> Result<i32> {
     .map_err(anyhow::Error::msg)?;
     let (variant, fen, moves) = match &a.pdn {
         Some(path) => {
-            let options = crate::pdn::ReadOptions { variant: a.variant };
+            // The game's own variant decides (its GameType, or what the reader infers);
+            // a --variant that disagrees is refused below rather than ignored.
+            let options = crate::pdn::ReadOptions { variant: None };
             let at = crate::pdn::position_at(std::path::Path::new(path), a.game, a.ply, &options)?;
             if let Some(v) = a.variant
                 && v != at.variant
             {
                 bail!(
-                    "--variant {v}: game {} of {path} is {} (by its GameType tag); leave \
-                     --variant out, or name the game's own variant",
+                    "--variant {v}: game {} of {path} is {} (by its GameType tag or its \
+                     moves); leave --variant out, or name the game's own variant",
                     a.game,
                     at.variant
                 );

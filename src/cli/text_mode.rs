@@ -27,6 +27,7 @@ commands:
   level N | depth N | nodes N
                     engine limit: N seconds a move, or a depth, or nodes
   notation numeric|letter
+  egdb FILE         use an english endgame database (tammi egdb build); egdb off
   game              the move list in move pairs
   board             show the board
   help, quit
@@ -197,6 +198,18 @@ fn session<P: Board>(
                 Err(e) => writeln!(out, "error: {e}")?,
             },
             "game" | "history" => writeln!(out, "{}", move_pairs(&game))?,
+            "egdb" => {
+                let path = line.trim()[4..].trim();
+                let mut o = engine.options().clone();
+                o.egdb = (!path.is_empty() && path != "off").then(|| path.into());
+                match engine.set_options(o) {
+                    Ok(()) if path.is_empty() || path == "off" => {
+                        writeln!(out, "no endgame database")?
+                    }
+                    Ok(()) => writeln!(out, "endgame database {}", echo(path))?,
+                    Err(e) => writeln!(out, "error: {e}")?,
+                }
+            }
             "go" | "analyze" | "analyse" => {
                 if game.legal().is_empty() {
                     writeln!(out, "the game is over")?;

@@ -238,7 +238,7 @@ impl HubEngine {
         loop {
             let line = self.expect_line(
                 deadline,
-                "an answer to 'hub' (id and param lines, then 'wait', as a Hub engine sends)",
+                "answer to 'hub' (id and param lines, then 'wait', as a Hub engine sends)",
             )?;
             match line.command.as_str() {
                 "id" => {
