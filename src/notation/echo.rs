@@ -9,14 +9,12 @@ pub const ECHO_CHARS: usize = 60;
 /// `\n`), and cut after [`ECHO_CHARS`] characters with the full length said.
 pub fn echo(text: &str) -> String {
     let mut out = String::new();
-    let mut count = 0;
-    for c in text.chars() {
+    for (count, c) in text.chars().enumerate() {
         if count == ECHO_CHARS {
             let total = text.chars().count();
             out.push_str(&format!("... ({total} characters)"));
             return out;
         }
-        count += 1;
         match c {
             '\0' => out.push_str("\\0"),
             '\n' => out.push_str("\\n"),
