@@ -9,6 +9,9 @@
    depth, nodes).
 3. `go analyze` then `stop`: exactly one `done`.
 4. `go ponder` then `ponder-hit`: a `done` with a legal move.
+5. Complete games of tammi against itself in english, russian and brazilian, with the Hub
+   parameter client=pydraughts (pydraughts' square numbers and english board view, see
+   protocol.md); every move is checked legal by pydraughts.
 
 Prints one line per check and a final `N passed, M failed`; exits 1 on any failure.
 """
@@ -44,9 +47,13 @@ def legal_hub_moves(board):
     return {m.hub_move for m in board.legal_moves()}
 
 
-def self_play():
-    e = engine()
-    board = draughts.Board(variant="standard")
+def self_play(variant="standard"):
+    e = HubEngine([TAMMI, "hub"])
+    if variant != "standard":
+        e.setoption("variant", variant)
+        e.setoption("client", "pydraughts")
+    e.init()
+    board = draughts.Board(variant=variant)
     plies = 0
     while not board.is_over() and plies < 300:
         res = e.play(board, Limit(movetime=0.05), False)
@@ -56,7 +63,7 @@ def self_play():
         plies += 1
     e.quit()
     assert plies >= 20, f"the game ended after only {plies} plies"
-    print(f"      self-play: {plies} plies, over={board.is_over()} winner={board.winner()}")
+    print(f"      {variant} self-play: {plies} plies, over={board.is_over()} winner={board.winner()}")
 
 
 def level_forms():
@@ -119,6 +126,8 @@ def ponder_then_hit():
 
 
 check("complete self-play game checked by pydraughts", self_play)
+for v in ["english", "russian", "brazilian"]:
+    check(f"complete {v} self-play game checked by pydraughts", lambda v=v: self_play(v))
 check("every level form", level_forms)
 check("go analyze then stop", analyze_then_stop)
 check("go ponder then ponder-hit", ponder_then_hit)

@@ -6,7 +6,9 @@ use tammi::cli::rules_tools;
 #[command(
     name = "tammi",
     version,
-    about = "tammi — a draughts engine for english, international, russian, brazilian, canadian, turkish and more"
+    about = "tammi — a draughts engine for english, international, russian, brazilian, canadian, turkish and more",
+    after_help = "With no command, tammi starts its text mode: a board to play and analyse on at the \
+                  terminal (type help there for its commands)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -107,5 +109,56 @@ fn main() {
             eprintln!("error: {e:#}");
             std::process::exit(2);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// Every flag and argument of every subcommand, at any depth, has help text.
+    #[test]
+    fn every_argument_has_help() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                let has = arg
+                    .get_help()
+                    .is_some_and(|h| !h.to_string().trim().is_empty())
+                    || arg
+                        .get_long_help()
+                        .is_some_and(|h| !h.to_string().trim().is_empty());
+                if !has {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        let cmd = Cli::command();
+        walk(&cmd, "tammi", &mut missing);
+        assert!(missing.is_empty(), "arguments without help: {missing:?}");
+        // The walk reached the nested subcommands.
+        assert!(
+            cmd.find_subcommand("egdb")
+                .unwrap()
+                .find_subcommand("probe")
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn the_help_says_that_no_command_starts_the_text_mode() {
+        let help = Cli::command().render_help().to_string();
+        assert!(
+            help.contains("With no command, tammi starts its text mode"),
+            "{help}"
+        );
     }
 }

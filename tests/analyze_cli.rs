@@ -44,3 +44,53 @@ fn analyses_moves_played_from_a_fen() {
     assert_eq!(code, 2);
     assert!(err.contains("99-98"), "{err}");
 }
+
+/// Issue 16: `--notation letter` writes the header FEN in letters too, and the header
+/// says whose view the scores are from.
+#[test]
+fn the_header_fen_follows_the_notation_and_names_the_scores_view() {
+    let (code, out, err) = tammi(&[
+        "analyze",
+        "-v",
+        "russian",
+        "--notation",
+        "numeric",
+        "--depth",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("russian W:W21,22"), "{out}");
+    let (code, out, err) = tammi(&[
+        "analyze",
+        "--notation",
+        "letter",
+        "--depth",
+        "2",
+        "--moves",
+        "32-28",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let header = out.lines().next().unwrap();
+    assert!(header.starts_with("international B:W"), "{header}");
+    // Square 46 is a1, square 1 b10: letters, no square numbers.
+    assert!(header.contains("a1,") && header.contains("b10"), "{header}");
+    assert!(!header.contains(",46"), "{header}");
+    assert!(
+        out.contains("from the view of the side to move (Black)"),
+        "{out}"
+    );
+}
+
+/// Issue 16: `--variant` with `--pdn` naming another variant than the game's is refused
+/// (it was silently ignored); naming the game's own is accepted.
+#[test]
+fn variant_with_pdn_is_used_or_refused() {
+    let pdn = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/pdn/russian.pdn");
+    let (code, _, err) = tammi(&["analyze", "--pdn", pdn, "-v", "english", "--depth", "2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--variant english"), "{err}");
+    assert!(err.contains("russian"), "{err}");
+    let (code, out, err) = tammi(&["analyze", "--pdn", pdn, "-v", "russian", "--depth", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("russian "), "{out}");
+}

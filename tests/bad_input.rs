@@ -139,3 +139,115 @@ fn moves_answers_every_input_line_and_reports_bad_ones() {
     assert!(lines[2].contains("\"route\":[30,23,14]") && lines[2].contains("\"captured\":[18,26]"));
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `tammi moves` reading `input` on standard input: (stdout, stderr).
+fn moves_with_input(input: &[u8]) -> (String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
+        .args(["moves"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // Write on a thread: a big input must not block against a full output pipe.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Issue 16: errors quote bad input short and escaped: a 5 MB line gives a short error,
+/// and NUL and ESC bytes are never echoed raw.
+#[test]
+fn errors_quote_input_short_and_escaped() {
+    let mut big = vec![b'x'; 5_000_000];
+    big.push(b'\n');
+    let (out, err) = moves_with_input(&big);
+    let all = out + &err;
+    assert!(all.len() < 1_000, "{} bytes of error", all.len());
+    assert!(all.contains("(5000000 characters)"), "{all}");
+    let (out, err) = moves_with_input(b"W:W32:B\x1b[2J\x00\n");
+    let all = out + &err;
+    assert!(!all.contains('\u{1b}') && !all.contains('\0'), "{all:?}");
+    assert!(all.contains("\\u{1b}[2J\\0"), "{all}");
+    // The same helper in the Hub, the move parser and the FEN parser.
+    let e = parse_move(
+        &<tammi::rules::Position<tammi::rules::International>>::start(),
+        &format!("32-{}", "9".repeat(100_000)),
+        &[],
+    )
+    .unwrap_err();
+    assert!(e.len() < 400, "{e}");
+}
+
+/// Issue 16: messages that said nothing useful now say what was expected.
+#[test]
+fn messages_say_what_was_expected() {
+    // A program that is no Hub engine.
+    let (code, _, err) = tammi(&[
+        "match",
+        "--engine",
+        "cat",
+        "--engine",
+        "cat",
+        "--games",
+        "1",
+        "--movetime",
+        "0.1",
+    ]);
+    assert_eq!(code, 2);
+    assert!(!err.contains("no the"), "{err}");
+    assert!(err.contains("no answer to 'hub'"), "{err}");
+    assert!(err.contains("then 'wait'"), "{err}");
+    // The SPRT bounds: the flag is named once, with what was expected.
+    let exe = env!("CARGO_BIN_EXE_tammi");
+    let engine = format!("{exe} hub");
+    let (code, _, err) = tammi(&[
+        "match",
+        "--engine",
+        &engine,
+        "--engine",
+        &engine,
+        "--movetime",
+        "0.1",
+        "--sprt",
+        "5,0",
+    ]);
+    assert_eq!(code, 2);
+    assert!(!err.contains("--sprt --sprt"), "{err}");
+    assert!(
+        err.contains("--sprt '5,0': elo0 (5) must be below elo1 (0)"),
+        "{err}"
+    );
+    assert!(err.contains("expected elo0,elo1"), "{err}");
+    // DXP: an empty message names what a message is.
+    let e = tammi::dxp::message::Message::decode("")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("expected a type letter"), "{e}");
+}
+
+/// Issue 16: options that were silently ignored are errors.
+#[test]
+fn options_that_would_be_ignored_are_refused() {
+    let (code, _, err) = tammi(&["bench", "--time", "2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--tactics"), "{err}");
+    let (code, _, err) = tammi(&["dxp", "--games", "3", "--once"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--initiator"), "{err}");
+    let (code, out, _) = tammi(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("With no command, tammi starts its text mode"),
+        "{out}"
+    );
+}

@@ -474,3 +474,128 @@ fn memory_stays_within_the_hash_size_plus_fifty_mb() {
         "peak resident {peak_mb} MB: table not allocated?"
     );
 }
+
+/// Issue 16: `pos` refuses what it does not understand, as `level` does, and keeps the
+/// position: an unknown argument, a misspelt one, and a move list that lost its quotes.
+#[test]
+fn pos_refuses_unknown_and_malformed_arguments_and_keeps_the_position() {
+    let mut hub = Hub::start();
+    hub.handshake();
+    hub.send("pos pos=W:W32:B28,5");
+    for (bad, says) in [
+        ("pos bogus=1", "unknown argument 'bogus'"),
+        ("pos Fen=B:W28:B19", "unknown argument 'Fen'"),
+        (
+            "pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=32-28 19-23",
+            "must be quoted",
+        ),
+        ("pos pos=W:W32:B19 pos=W:W33:B19", "given twice"),
+        ("pos moves", "needs a value"),
+    ] {
+        hub.send(bad);
+        let e = hub.last("error");
+        assert!(e.contains(says), "{bad}: {e}");
+        assert!(e.contains("previous position is kept"), "{bad}: {e}");
+    }
+    // Still the forced capture of the first position.
+    hub.send("go think");
+    let done = hub.last("done");
+    assert_eq!(arg(&done, "move"), Some("32x23x28"));
+    // The forms that are meant still work: start as a flag, quoted moves.
+    hub.send("pos start moves=\"32-28 19-23\"");
+    hub.send("level depth=1");
+    hub.send("go think");
+    let done = hub.last("done");
+    assert_eq!(arg(&done, "move"), Some("28x19x23"), "{done}");
+}
+
+/// Issue 16: a position string of the wrong length is named as such, with the length the
+/// variant needs, not read as a FEN with a bad side letter.
+#[test]
+fn a_position_string_of_the_wrong_length_says_so() {
+    let mut hub = Hub::start();
+    hub.handshake();
+    hub.send("set-param name=variant value=english");
+    // pydraughts' 10x10 string sent to an 8x8 variant: 51 characters.
+    hub.send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww");
+    let e = hub.last("error");
+    assert!(e.contains("wrong length"), "{e}");
+    assert!(e.contains("51 characters"), "{e}");
+    assert!(e.contains("needs 33"), "{e}");
+    assert!(!e.contains("FEN must start"), "{e}");
+}
+
+/// Issue 16: pydraughts' HubEngine conventions behind `set-param name=client
+/// value=pydraughts`. English: it writes the start with its first mover (Black) as `W`.
+/// Russian and brazilian: its moves count the squares from White's side (its 9-13 is
+/// a3-b4, lidraughts' 21-17), in the moves it sends and in the answers it reads.
+#[test]
+fn pydraughts_client_conventions_in_english_russian_and_brazilian() {
+    let start = format!("W{}{}{}", "b".repeat(12), "e".repeat(8), "w".repeat(12));
+    let squares = |mv: &str| -> Vec<u32> {
+        mv.split(['-', 'x'])
+            .map(|t| t.parse().unwrap_or_else(|_| panic!("move {mv}")))
+            .collect()
+    };
+    let mut hub = Hub::start();
+    hub.send("hub");
+    let lines = hub.until("wait");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("param name=client value=lidraughts type=enum")),
+        "{lines:?}"
+    );
+    hub.send("set-param name=variant value=english");
+    hub.send("set-param name=client value=pydraughts");
+    hub.send("init");
+    hub.until("ready");
+    hub.send(&format!("pos pos={start}"));
+    hub.send("level depth=3");
+    hub.send("go think");
+    let done = hub.last("done");
+    let sq = squares(arg(&done, "move").unwrap());
+    assert!(
+        (9..=12).contains(&sq[0]) && (13..=16).contains(&sq[1]),
+        "{done}"
+    );
+    // After Black's 11-15 White answers from 21-24 (english numbers as they are).
+    hub.send(&format!("pos pos={start} moves=\"11-15\""));
+    hub.send("level depth=3");
+    hub.send("go think");
+    let done = hub.last("done");
+    let sq = squares(arg(&done, "move").unwrap());
+    assert!((21..=24).contains(&sq[0]), "{done}");
+
+    for variant in ["russian", "brazilian"] {
+        hub.send(&format!("set-param name=variant value={variant}"));
+        hub.send(&format!("pos pos={start}"));
+        hub.send("level depth=3");
+        hub.send("go think");
+        let done = hub.last("done");
+        let sq = squares(arg(&done, "move").unwrap());
+        // White's first move, numbered from White's side: from 9-12 to 13-16.
+        assert!(
+            (9..=12).contains(&sq[0]) && (13..=16).contains(&sq[1]),
+            "{done}"
+        );
+        // pydraughts' 9-13 (a3-b4); Black answers from its 21-24 to 17-20.
+        hub.send(&format!("pos pos={start} moves=\"9-13\""));
+        hub.send("level depth=3");
+        hub.send("go think");
+        let done = hub.last("done");
+        let sq = squares(arg(&done, "move").unwrap());
+        assert!(
+            (21..=24).contains(&sq[0]) && (17..=20).contains(&sq[1]),
+            "{done}"
+        );
+    }
+    // lidraughts' numbers again: 9-13 is no white move there.
+    hub.send("set-param name=client value=lidraughts");
+    hub.send(&format!("pos pos={start} moves=\"9-13\""));
+    let e = hub.last("error");
+    assert!(e.contains("9-13"), "{e}");
+    hub.send("set-param name=client value=chessbase");
+    let e = hub.last("error");
+    assert!(e.contains("lidraughts or pydraughts"), "{e}");
+}

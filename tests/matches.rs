@@ -726,3 +726,57 @@ fn bad_set_ups_are_refused_before_any_game() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).1.contains("cannot start"), "{}", text(&out).1);
 }
+
+/// Issue 16: `done move=` (no move: the engine sees its game as over) and a bare `done`
+/// are answers. The engine gives the game up; it is neither killed as unresponsive after a
+/// `stop` nor scored for an illegal move, and it is not restarted.
+#[test]
+fn done_with_no_move_is_an_answer_that_gives_the_game_up() {
+    if !has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    for form in ["", " bare"] {
+        let dir = tempdir(&format!("nomove{}", form.trim()));
+        let pdn = dir.join("games.pdn");
+        let out = run_match(&[
+            "--engine",
+            &format!("{} hub", tammi()),
+            "--engine",
+            &format!("{}{form}", broken("no_move.py")),
+            "--variant",
+            "english",
+            "--games",
+            "2",
+            // A long allowance: a silence would take it all, an answer takes none.
+            "--movetime",
+            "5",
+            "--pdn",
+            pdn.to_str().unwrap(),
+        ]);
+        let (stdout, stderr) = text(&out);
+        assert!(out.status.success(), "{form}: {stdout}\n{stderr}");
+        assert!(
+            stdout.contains("Score of tammi: +2 =0 -0"),
+            "{form}: {stdout}"
+        );
+        assert!(
+            stdout.contains("resignation: no move given 2"),
+            "{form}: {stdout}"
+        );
+        // The engine row: 0 illegal, 0 time, 0 crash, 0 unresponsive, 0 restarts.
+        let row = stdout.lines().rfind(|l| l.starts_with("nomove ")).unwrap();
+        let cols: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(&cols[cols.len() - 5..], ["0", "0", "0", "0", "0"], "{row}");
+        assert!(
+            stderr.contains("resigned: it answered done with no move"),
+            "{stderr}"
+        );
+        let games = read_games(&pdn);
+        assert_eq!(games.len(), 2);
+        assert!(
+            games.iter().all(|g| g.1 == "resignation: no move given"),
+            "{games:?}"
+        );
+    }
+}

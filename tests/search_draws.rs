@@ -70,7 +70,7 @@ fn is_draw(s: Score) -> bool {
 fn decisive(s: Score) -> bool {
     match s {
         Score::Eval(c) => c.abs() >= 30,
-        Score::GameEnd(_) => true,
+        Score::GameEnd(_) | Score::Database(_) => true,
     }
 }
 

@@ -198,6 +198,7 @@ fn multipv_reports_distinct_lines_best_first() {
     let value = |s: Score| match s {
         Score::Eval(c) => c,
         Score::GameEnd(n) => n.signum() * 30_000,
+        Score::Database(n) => n.signum() * 20_000,
     };
     assert!(value(last[0].score) >= value(last[1].score));
     assert!(value(last[1].score) >= value(last[2].score));

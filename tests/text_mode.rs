@@ -56,3 +56,64 @@ fn new_variants_start_from_their_start_position() {
     );
     assert!(out.contains("White to move: a3-a4"), "{out}");
 }
+
+/// The text mode with raw bytes on its input (which need not be UTF-8).
+fn session_bytes(input: &[u8]) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "exit status {:?}", out.status);
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Issue 16: one byte that is not UTF-8 is read leniently and named; the game goes on.
+#[test]
+fn invalid_utf8_is_read_leniently_and_the_game_goes_on() {
+    let out = session_bytes(b"32-28\n\xff\n19-23\x80\n19-23\ngame\nquit\n");
+    assert!(out.contains("not UTF-8"), "{out}");
+    assert!(out.contains("1. 32-28 19-23"), "{out}");
+}
+
+/// Issue 16: `quit` typed while `analyze` runs ends tammi (what follows is not read).
+#[test]
+fn quit_during_analyze_quits() {
+    let out = session("analyze\nquit\n32-28\ngame\n");
+    assert!(out.contains("scores from White's view"), "{out}");
+    assert!(!out.contains("1. 32-28"), "{out}");
+}
+
+/// Issue 16: commands in capitals work, and a word that is no command and no move says
+/// what was expected (not "'ELP' is not a square").
+#[test]
+fn commands_in_any_case_and_unknown_words_say_what_was_expected() {
+    let out = session("HELP\nfrobnicate\nquit\n");
+    assert!(out.contains("commands:"), "{out}");
+    assert!(!out.contains("is not a square"), "{out}");
+    assert!(
+        out.contains("unknown command 'frobnicate': expected a command"),
+        "{out}"
+    );
+}
+
+/// Issue 16: a database result reads as one, not as 81 men ahead.
+#[test]
+fn database_results_read_as_database_win() {
+    let dir = std::env::temp_dir().join(format!("tammi-text-egdb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("english3.egdb");
+    tammi::egdb::Database::build(3, |_, _, _| {})
+        .unwrap()
+        .save(&db)
+        .unwrap();
+    let out = session(&format!(
+        "new english\negdb {}\nfen W:WK18,K19:BK1,K23\ndepth 3\ngo\nquit\n",
+        db.display()
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(out.contains("endgame database"), "{out}");
+    assert!(out.contains("score database win"), "{out}");
+}

@@ -5,10 +5,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
+use crate::notation::{parse_position, write_fen};
 use crate::rules::{Notation, Variant};
 use crate::search::bench;
 use crate::search::tactics;
 use crate::search::{Engine, EngineOptions, Info, Limits};
+use crate::with_board;
 
 use super::rules_tools::{parse_notation, parse_variant};
 
@@ -17,9 +19,10 @@ const DEFAULT_ANALYZE_SECONDS: f64 = 5.0;
 
 #[derive(clap::Args, Debug)]
 pub struct AnalyzeArgs {
-    /// Variant (see `tammi perft --help`).
-    #[arg(long, short, default_value = "international", value_parser = parse_variant)]
-    pub variant: Variant,
+    /// Variant (see `tammi perft --help`; default international). With --pdn the game's
+    /// own variant decides, and a --variant that names another one is an error.
+    #[arg(long, short, value_parser = parse_variant)]
+    pub variant: Option<Variant>,
     /// Position as PDN FEN or Hub position string (default: the variant's start).
     #[arg(long)]
     pub fen: Option<String>,
@@ -72,9 +75,9 @@ pub struct BenchArgs {
     /// Instead of the bench, count the positions of this tactics file (TSV) solved.
     #[arg(long)]
     pub tactics: Option<String>,
-    /// With --tactics: seconds per position.
-    #[arg(long, default_value_t = 1.0)]
-    pub time: f64,
+    /// With --tactics: seconds per position (default 1).
+    #[arg(long, requires = "tactics")]
+    pub time: Option<f64>,
     /// With --tactics: instead of searching, re-prove every position with the exact
     /// prover at the depth its comment claims (`proof dN`); exit status 1 if any fails.
     #[arg(long, requires = "tactics")]
@@ -115,6 +118,15 @@ fn human(n: u64) -> String {
     }
 }
 
+/// `White` or `Black`, from the FEN's side letter.
+fn engine_side(fen: &str) -> &'static str {
+    if fen.trim_start().starts_with(['B', 'b']) {
+        "Black"
+    } else {
+        "White"
+    }
+}
+
 fn info_line(i: &Info, multipv: usize) -> String {
     let line = if multipv > 1 {
         format!("  line {}", i.multipv)
@@ -122,7 +134,7 @@ fn info_line(i: &Info, multipv: usize) -> String {
         String::new()
     };
     format!(
-        "depth {:>2}/{:<2}{line}  score {:<11}  nodes {:>8}  nps {:>7}  time {:>6.2}  pv {}",
+        "depth {:>2}/{:<2}{line}  score {:<16}  nodes {:>8}  nps {:>7}  time {:>6.2}  pv {}",
         i.depth,
         i.seldepth,
         i.score.to_string(),
@@ -155,8 +167,20 @@ pub fn run_analyze(a: &AnalyzeArgs) -> Result<i32> {
     .map_err(anyhow::Error::msg)?;
     let (variant, fen, moves) = match &a.pdn {
         Some(path) => {
+            // The game's own variant decides (its GameType, or what the reader infers);
+            // a --variant that disagrees is refused below rather than ignored.
             let options = crate::pdn::ReadOptions { variant: None };
             let at = crate::pdn::position_at(std::path::Path::new(path), a.game, a.ply, &options)?;
+            if let Some(v) = a.variant
+                && v != at.variant
+            {
+                bail!(
+                    "--variant {v}: game {} of {path} is {} (by its GameType tag or its \
+                     moves); leave --variant out, or name the game's own variant",
+                    a.game,
+                    at.variant
+                );
+            }
             (at.variant, at.start_fen, at.moves)
         }
         None => {
@@ -171,7 +195,7 @@ pub fn run_analyze(a: &AnalyzeArgs) -> Result<i32> {
                 .map(str::to_string)
                 .collect();
             (
-                a.variant,
+                a.variant.unwrap_or(Variant::International),
                 a.fen.clone().unwrap_or_else(|| "start".into()),
                 moves,
             )
@@ -180,7 +204,21 @@ pub fn run_analyze(a: &AnalyzeArgs) -> Result<i32> {
     engine
         .set_position(variant, &fen, &moves)
         .map_err(anyhow::Error::msg)?;
-    println!("{variant} {}", engine.fen());
+    // The header FEN in the notation of the output, as the moves are.
+    let fen = engine.fen();
+    let fen = match a.notation {
+        Some(n) => with_board!(variant, P => match parse_position::<P>(&fen) {
+            Ok(p) => write_fen(&p, n),
+            Err(_) => fen,
+        }),
+        None => fen,
+    };
+    println!("{variant} {fen}");
+    println!(
+        "scores: from the view of the side to move ({}), in men; \"database win\" and \
+         \"database loss\" are the endgame database's results, \"win in N plies\" a game end",
+        engine_side(&fen)
+    );
     let multipv = a.multipv;
     let done = engine.think(limits, move |i| {
         let mut out = std::io::stdout().lock();
@@ -207,7 +245,7 @@ pub fn run_bench(a: &BenchArgs) -> Result<i32> {
         if a.prove {
             return run_prove(file);
         }
-        return run_tactics(file, seconds("time", a.time)?, a.threads);
+        return run_tactics(file, seconds("time", a.time.unwrap_or(1.0))?, a.threads);
     }
     options(a.threads, 16, 1, None)?;
     let t = Instant::now();

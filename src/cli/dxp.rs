@@ -22,17 +22,17 @@ pub struct DxpArgs {
     /// Propose the games (otherwise tammi follows: it answers game requests).
     #[arg(long)]
     pub initiator: bool,
-    /// Games to request, colours alternating, tammi White first (initiator).
-    #[arg(long, default_value_t = 2)]
+    /// Games to request, colours alternating, tammi White first (needs --initiator).
+    #[arg(long, default_value_t = 2, requires = "initiator")]
     pub games: u32,
-    /// Minutes of thinking time per player for the game (initiator).
-    #[arg(long, default_value_t = 5)]
+    /// Minutes of thinking time per player for the game (needs --initiator).
+    #[arg(long, default_value_t = 5, requires = "initiator")]
     pub time: u16,
-    /// Moves for that time, 0 = the whole game (initiator).
-    #[arg(long, default_value_t = 0)]
+    /// Moves for that time, 0 = the whole game (needs --initiator).
+    #[arg(long, default_value_t = 0, requires = "initiator")]
     pub moves: u16,
-    /// Start position as FEN instead of the normal start (initiator).
-    #[arg(long)]
+    /// Start position as FEN instead of the normal start (needs --initiator).
+    #[arg(long, requires = "initiator")]
     pub position: Option<String>,
     /// Think this many seconds per move whatever the clock says (tammi's own side only).
     #[arg(long, value_name = "SECONDS")]
@@ -69,7 +69,7 @@ pub fn run(a: &DxpArgs) -> Result<i32> {
     let position = match &a.position {
         Some(f) => Some(
             parse_position::<Position<International>>(f)
-                .with_context(|| format!("invalid --position '{f}'"))?,
+                .with_context(|| format!("invalid --position '{}'", crate::notation::echo(f)))?,
         ),
         None => None,
     };

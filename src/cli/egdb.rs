@@ -40,6 +40,7 @@ pub enum EgdbCommand {
         /// Database file written by `tammi egdb build`.
         #[arg(long)]
         db: PathBuf,
+        /// The position: an english PDN FEN (`W:WK18,K19:BK1`) or a Hub position string.
         #[arg(long)]
         fen: String,
     },

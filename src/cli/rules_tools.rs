@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use crate::notation::{format_move, parse_position, square_name};
+use crate::notation::{echo, format_move, parse_position, square_name};
 use crate::perft::{divide, perft_threads};
 use crate::rules::{Bits, Board, Notation, Variant};
 use crate::with_board;
@@ -70,7 +70,7 @@ pub fn run_perft(a: &PerftArgs) -> Result<i32> {
 
 fn perft_cmd<P: Board>(a: &PerftArgs) -> Result<i32> {
     let pos: P = match &a.fen {
-        Some(f) => parse_position(f).with_context(|| format!("invalid position '{f}'"))?,
+        Some(f) => parse_position(f).with_context(|| format!("invalid position '{}'", echo(f)))?,
         None => P::start(),
     };
     let bulk = !a.no_bulk;
@@ -109,7 +109,8 @@ fn moves_cmd<P: Board>(a: &MovesArgs) -> Result<i32> {
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
     if let Some(f) = &a.fen {
-        let pos: P = parse_position(f).with_context(|| format!("invalid position '{f}'"))?;
+        let pos: P =
+            parse_position(f).with_context(|| format!("invalid position '{}'", echo(f)))?;
         writeln!(out, "{}", describe_moves(&pos, f, notation, a.json))?;
         return Ok(0);
     }
@@ -131,7 +132,7 @@ fn moves_cmd<P: Board>(a: &MovesArgs) -> Result<i32> {
                         json_string(&e.to_string())
                     )?;
                 } else {
-                    writeln!(out, "error: invalid position '{}': {e}", line.trim())?;
+                    writeln!(out, "error: invalid position '{}': {e}", echo(line.trim()))?;
                 }
             }
         }

@@ -6,7 +6,8 @@ use std::io::{BufRead, Write};
 use std::time::Duration;
 
 use crate::notation::{
-    format_hub_move, format_move, format_route, parse_move, parse_position, square_name, write_fen,
+    echo, format_hub_move, format_move, format_route, parse_move, parse_position, square_name,
+    write_fen,
 };
 use crate::rules::{Bits, Board, Color, Notation, Variant, outcome};
 use crate::search::engine::{Engine, Info};
@@ -17,7 +18,7 @@ const HELP: &str = "\
 commands:
   <move>            play a move: 32-28, 28x19, c3-d4, e3:c5, cd4 ...
   go                the engine plays a move (see level)
-  analyze           analyse until you press Enter (or type stop)
+  analyze           analyse until you press Enter (or type stop; quit ends tammi)
   moves             list the legal moves
   undo              take back the last move
   new [VARIANT]     a new game (english, international, russian, brazilian,
@@ -26,9 +27,26 @@ commands:
   level N | depth N | nodes N
                     engine limit: N seconds a move, or a depth, or nodes
   notation numeric|letter
+  egdb FILE         use an english endgame database (tammi egdb build); egdb off
   game              the move list in move pairs
   board             show the board
-  help, quit";
+  help, quit
+scores are from the view of the side to move: +0.15 men, \"win in 7 plies\" (a game
+end), \"database win\" (the endgame database's result)";
+
+/// One line of input, read leniently: bytes that are not UTF-8 become U+FFFD (as the Hub
+/// reads them) instead of ending the session; `None` at the end of input. The flag says
+/// whether any byte was replaced.
+fn read_line(input: &mut dyn BufRead) -> std::io::Result<Option<(String, bool)>> {
+    let mut bytes = Vec::new();
+    if input.read_until(b'\n', &mut bytes)? == 0 {
+        return Ok(None);
+    }
+    Ok(Some(match String::from_utf8(bytes) {
+        Ok(text) => (text, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+    }))
+}
 
 /// What ends one variant's session.
 enum Next {
@@ -100,20 +118,26 @@ fn session<P: Board>(
     };
     writeln!(out, "{} draughts", P::VARIANT)?;
     show(out, &game)?;
-    let mut line = String::new();
     loop {
         write!(out, "> ")?;
         out.flush()?;
-        line.clear();
-        if input.read_line(&mut line)? == 0 {
+        let Some((line, replaced)) = read_line(input)? else {
             return Ok(Next::Quit);
+        };
+        if replaced {
+            writeln!(
+                out,
+                "note: the line holds bytes that are not UTF-8; they are read as \u{fffd}"
+            )?;
         }
         let words: Vec<&str> = line.split_whitespace().collect();
         let Some(&command) = words.first() else {
             continue;
         };
+        // Commands in any case (`HELP`, `Quit`); moves and FENs keep theirs.
+        let lower = command.to_ascii_lowercase();
         let arg = words.get(1).copied();
-        match command {
+        match lower.as_str() {
             "quit" | "exit" | "q" => return Ok(Next::Quit),
             "help" | "?" => writeln!(out, "{HELP}")?,
             "board" | "d" => show(out, &game)?,
@@ -166,7 +190,7 @@ fn session<P: Board>(
                 Some(Err(e)) => writeln!(out, "error: {e}")?,
                 None => writeln!(out, "notation is {:?}", game.notation)?,
             },
-            "level" | "depth" | "nodes" => match level(command, arg) {
+            "level" | "depth" | "nodes" => match level(&lower, arg) {
                 Ok(l) => {
                     *limits = l;
                     writeln!(out, "ok")?;
@@ -174,12 +198,24 @@ fn session<P: Board>(
                 Err(e) => writeln!(out, "error: {e}")?,
             },
             "game" | "history" => writeln!(out, "{}", move_pairs(&game))?,
+            "egdb" => {
+                let path = line.trim()[4..].trim();
+                let mut o = engine.options().clone();
+                o.egdb = (!path.is_empty() && path != "off").then(|| path.into());
+                match engine.set_options(o) {
+                    Ok(()) if path.is_empty() || path == "off" => {
+                        writeln!(out, "no endgame database")?
+                    }
+                    Ok(()) => writeln!(out, "endgame database {}", echo(path))?,
+                    Err(e) => writeln!(out, "error: {e}")?,
+                }
+            }
             "go" | "analyze" | "analyse" => {
                 if game.legal().is_empty() {
                     writeln!(out, "the game is over")?;
                     continue;
                 }
-                let analyse = command != "go";
+                let analyse = lower != "go";
                 if let Err(e) = engine.set_position(
                     P::VARIANT,
                     &write_fen(&game.start, Notation::Numeric),
@@ -188,6 +224,13 @@ fn session<P: Board>(
                     writeln!(out, "error: {e}")?;
                     continue;
                 }
+                let side = if game.position().side() == Color::White {
+                    "White"
+                } else {
+                    "Black"
+                };
+                writeln!(out, "scores from {side}'s view (the side to move)")?;
+                out.flush()?;
                 let (tx, rx) = crossbeam_channel::bounded(1);
                 let l = if analyse {
                     Limits::infinite()
@@ -210,14 +253,28 @@ fn session<P: Board>(
                         let _ = tx.send(d);
                     },
                 );
+                let mut quit = false;
                 if analyse {
-                    // Analysis runs until the next line (Enter, or "stop").
-                    let mut wait = String::new();
-                    let _ = input.read_line(&mut wait);
+                    // Analysis runs until the next line (Enter, or "stop"); "quit" (or the
+                    // end of input) also ends tammi.
+                    let next = read_line(input).unwrap_or(None);
+                    quit = match &next {
+                        None => true,
+                        Some((l, _)) => matches!(
+                            l.trim().to_ascii_lowercase().as_str(),
+                            "quit" | "exit" | "q"
+                        ),
+                    };
                     engine.stop();
                 }
                 let done = rx.recv()?;
                 engine.wait();
+                if quit {
+                    if let Some(best) = &done.best_text {
+                        writeln!(out, "best {best}")?;
+                    }
+                    return Ok(Next::Quit);
+                }
                 if let (false, Some(best)) = (analyse, done.best.as_deref()) {
                     let pos = game.position();
                     let legal = game.legal();
@@ -245,7 +302,18 @@ fn session<P: Board>(
                     writeln!(out, "the game is over")?;
                     continue;
                 }
-                match parse_move(&pos, line.trim(), &legal) {
+                let text = line.trim();
+                // A word with no digit is no move in any notation: a mistyped command.
+                if !text.chars().any(|c| c.is_ascii_digit()) {
+                    writeln!(
+                        out,
+                        "unknown command '{}': expected a command (type help for the list) or \
+                         a move such as 32-28 or c3-d4",
+                        echo(command)
+                    )?;
+                    continue;
+                }
+                match parse_move(&pos, text, &legal) {
                     Ok(mv) => {
                         game.moves.push(mv);
                         show(out, &game)?;

@@ -74,6 +74,7 @@ pub enum TuneCommand {
 #[derive(Args, Debug)]
 #[command(after_help = GAMES_HELP)]
 pub struct GamesArgs {
+    /// Variant of the games (see `tammi perft --help`).
     #[arg(long, short, default_value = "english", value_parser = parse_variant)]
     pub variant: Variant,
     /// Games to play.
@@ -94,6 +95,7 @@ pub struct GamesArgs {
     /// Random legal moves after the opening.
     #[arg(long, default_value_t = 4)]
     pub random_plies: usize,
+    /// Seed of the random plies (with the game number: the same flags give the same file).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// A game still going after this many plies is a draw.

@@ -181,9 +181,13 @@ impl Message {
             return Err(DxpError("message holds non-ASCII characters".into()));
         }
         let mut chars = text.chars();
-        let kind = chars
-            .next()
-            .ok_or_else(|| DxpError("empty message".into()))?;
+        let kind = chars.next().ok_or_else(|| {
+            DxpError(
+                "an empty message (a NUL byte alone): expected a type letter (R, A, M, E, C, \
+                     B or K) and its fields"
+                    .into(),
+            )
+        })?;
         let body = &text[1..];
         let need = |len: usize, what: &str| -> Result<(), DxpError> {
             if body.len() < len {

@@ -77,6 +77,7 @@ impl Connection {
         let text = text.trim_matches(|c: char| c == '\r' || c == '\n');
         match Message::decode(text) {
             Ok(m) => Incoming::Message(m),
+            Err(e) if text.is_empty() => Incoming::Malformed(e.to_string()),
             Err(e) => Incoming::Malformed(format!("{e} in message '{}'", printable(text))),
         }
     }

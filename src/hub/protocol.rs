@@ -13,6 +13,7 @@ use std::time::Duration;
 use crossbeam_channel::{Receiver, unbounded};
 
 use super::line::{Line, parse_line, quote};
+use crate::notation::echo;
 use crate::rules::Variant;
 use crate::search::engine::{Done, Engine, Info};
 use crate::search::limits::{EngineOptions, Limits};
@@ -26,6 +27,85 @@ const HUB_VARIANTS: &str =
     "normal killer bt frisian losing english russian brazilian canadian turkish";
 
 type Out = Arc<Mutex<Box<dyn Write + Send>>>;
+
+/// Whose conventions the GUI follows where real clients disagree (the Hub parameter
+/// `client`; protocol.md explains each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Client {
+    /// lidraughts (its analysis client and draughtsnet), Scan, and tammi's own tools: the
+    /// position string and the moves use the same square numbers, the side letter is the
+    /// side to move.
+    Lidraughts,
+    /// pydraughts' HubEngine: in english it writes the position string from its own view,
+    /// in which the first mover (Black) is White: the board turned round with the colours
+    /// and the side letter swapped (its moves use the english numbers as they are). In
+    /// russian and brazilian its moves count the squares from White's side (1 = a1, row
+    /// by row upwards) while its position string uses lidraughts' numbers (1 = b8).
+    Pydraughts,
+}
+
+impl Client {
+    fn name(self) -> &'static str {
+        match self {
+            Client::Lidraughts => "lidraughts",
+            Client::Pydraughts => "pydraughts",
+        }
+    }
+
+    /// Whether this client numbers the moves of `variant` from White's side.
+    fn flips_move_rows(self, variant: Variant) -> bool {
+        self == Client::Pydraughts && matches!(variant, Variant::Russian | Variant::Brazilian)
+    }
+}
+
+/// Square `n` of an 8x8 diagonal board with its rows counted from the other edge (the
+/// order inside a row kept): lidraughts' 21 (a3) is pydraughts' 9. Its own inverse.
+fn flip_rows_8x8(n: u32) -> u32 {
+    let (row, index) = ((n - 1) / 4, (n - 1) % 4);
+    (7 - row) * 4 + index + 1
+}
+
+/// A Hub move (`32-28`, `28x19x23`) with every square renumbered by [`flip_rows_8x8`],
+/// the captured squares in increasing order again; text that is not a move of squares
+/// 1-32 is left as it is, for the move parser to reject.
+fn flip_move_rows(mv: &str) -> String {
+    let sep = if mv.contains('x') { 'x' } else { '-' };
+    let squares: Option<Vec<u32>> = mv
+        .split(sep)
+        .map(|t| t.parse::<u32>().ok().filter(|n| (1..=32).contains(n)))
+        .collect();
+    match squares {
+        Some(mut sq) if sq.len() >= 2 => {
+            for n in sq.iter_mut() {
+                *n = flip_rows_8x8(*n);
+            }
+            sq[2..].sort_unstable();
+            let names: Vec<String> = sq.iter().map(u32::to_string).collect();
+            names.join(&sep.to_string())
+        }
+        _ => mv.to_string(),
+    }
+}
+
+/// pydraughts' english position string read as the board it means: the squares in the
+/// reverse order, men and kings of each colour swapped, and the side letter swapped.
+/// Anything that is not a position string (a FEN, `start`) is returned unchanged.
+fn turn_english_board(text: &str) -> String {
+    let t = text.trim();
+    let swap = |c: char| match c {
+        'w' => 'b',
+        'b' => 'w',
+        'W' => 'B',
+        'B' => 'W',
+        c => c,
+    };
+    if t.contains(':') || t.chars().count() != 33 {
+        return text.to_string();
+    }
+    let mut chars = t.chars();
+    let side = chars.next().map(swap).unwrap_or('W');
+    std::iter::once(side).chain(chars.rev().map(swap)).collect()
+}
 
 fn send(out: &Out, line: &str) {
     // A closed pipe means the GUI is gone; the read side will see end of input and exit.
@@ -105,6 +185,7 @@ struct Hub {
     /// The `weights` parameter: a weights file replacing the variant's built-in one.
     weights: String,
     searching: Arc<AtomicBool>,
+    client: Client,
 }
 
 /// Run the protocol until `quit` or end of input; returns the exit status.
@@ -120,6 +201,7 @@ pub fn run<R: BufRead + Send + 'static>(input: R, output: Box<dyn Write + Send>)
         ponder_allowed: false,
         weights: String::new(),
         searching: Arc::new(AtomicBool::new(false)),
+        client: Client::Lidraughts,
     };
     for event in events.iter() {
         let text = match event {
@@ -137,7 +219,7 @@ pub fn run<R: BufRead + Send + 'static>(input: R, output: Box<dyn Write + Send>)
         let line = match parse_line(&text) {
             Ok(l) => l,
             Err(e) => {
-                send_error(&out, &format!("{e} in '{}'", shorten(&text)));
+                send_error(&out, &format!("{e} in '{}'", echo(&text)));
                 continue;
             }
         };
@@ -172,14 +254,6 @@ pub fn run<R: BufRead + Send + 'static>(input: R, output: Box<dyn Write + Send>)
     0
 }
 
-fn shorten(text: &str) -> String {
-    if text.chars().count() > 60 {
-        format!("{}...", text.chars().take(60).collect::<String>())
-    } else {
-        text.to_string()
-    }
-}
-
 impl Hub {
     fn handle(&mut self, line: &Line) {
         let out = Arc::clone(&self.out);
@@ -206,7 +280,7 @@ impl Hub {
             }
             // Late arrivals after the search already ended: nothing to do.
             "stop" | "ponder-hit" => Ok(()),
-            other => Err(format!("unknown command '{}'", shorten(other))),
+            other => Err(format!("unknown command '{}'", echo(other))),
         };
         if let Err(e) = result {
             send_error(&out, &e);
@@ -241,6 +315,11 @@ impl Hub {
                 tt_size_of(o.hash_mb)
             ),
             format!("param name=ponder value={} type=bool", self.ponder_allowed),
+            format!(
+                "param name=client value={} type=enum values={}",
+                self.client.name(),
+                quote("lidraughts pydraughts")
+            ),
             format!(
                 "param name=multipv value={} type=int min=1 max={}",
                 o.multipv,
@@ -319,6 +398,19 @@ impl Hub {
             "egdb" => {
                 o.egdb = (!value.trim().is_empty()).then(|| value.trim().into());
             }
+            "client" => {
+                self.client = match value.trim().to_ascii_lowercase().as_str() {
+                    "lidraughts" | "scan" => Client::Lidraughts,
+                    "pydraughts" => Client::Pydraughts,
+                    _ => {
+                        return Err(format!(
+                            "client must be lidraughts or pydraughts, got '{}'",
+                            echo(value)
+                        ));
+                    }
+                };
+                return Ok(());
+            }
             "ponder" => {
                 self.ponder_allowed = match value.to_ascii_lowercase().as_str() {
                     "true" | "1" | "yes" | "on" => true,
@@ -346,7 +438,7 @@ impl Hub {
             }
             // Scan's book and endgame-database parameters: accepted, nothing to do.
             "book" | "book-ply" | "book-margin" | "bb-size" => return Ok(()),
-            other => return Err(format!("unknown parameter '{}'", shorten(other))),
+            other => return Err(format!("unknown parameter '{}'", echo(other))),
         }
         // A large table or a database takes seconds to prepare: that happens on a thread
         // of its own, so `ping` is answered meanwhile; a later failure (no memory) is
@@ -362,6 +454,41 @@ impl Hub {
     }
 
     fn set_position(&mut self, line: &Line) -> Result<(), String> {
+        // Refuse what is not understood before anything changes: a stray word here is
+        // usually a move list that lost its quotes, and searching without it would answer
+        // for the wrong side.
+        let mut seen: Vec<&str> = Vec::new();
+        for (name, value) in &line.args {
+            match (name.as_str(), value) {
+                ("pos" | "fen" | "moves", Some(_)) => {}
+                ("start", None) => {}
+                ("pos" | "fen" | "moves", None) => {
+                    return Err(format!(
+                        "pos: '{name}' needs a value ({name}=...) (the previous position is kept)"
+                    ));
+                }
+                (other, None) if line.has("moves") && looks_like_move(other) => {
+                    return Err(format!(
+                        "pos: '{}' is not an argument: a list of several moves must be quoted, \
+                         moves=\"32-28 19-23\" (the previous position is kept)",
+                        echo(other)
+                    ));
+                }
+                (other, _) => {
+                    return Err(format!(
+                        "pos: unknown argument '{}' (expected pos=..., fen=..., moves=\"...\" \
+                         or start) (the previous position is kept)",
+                        echo(other)
+                    ));
+                }
+            }
+            if seen.contains(&name.as_str()) {
+                return Err(format!(
+                    "pos: '{name}' is given twice (the previous position is kept)"
+                ));
+            }
+            seen.push(name);
+        }
         let text = match line.get("pos") {
             Some(p) if !p.trim().is_empty() => p.trim().to_string(),
             // `pos`, `pos start` and `pos pos=""` mean the start position.
@@ -377,12 +504,24 @@ impl Hub {
     }
 
     fn apply_position(&mut self, text: String, line: &Line) -> Result<(), String> {
+        let flip = self.client.flips_move_rows(self.variant);
         let moves: Vec<String> = line
             .get("moves")
             .unwrap_or("")
             .split_whitespace()
-            .map(str::to_string)
+            .map(|m| {
+                if flip {
+                    flip_move_rows(m)
+                } else {
+                    m.to_string()
+                }
+            })
             .collect();
+        let text = if self.client == Client::Pydraughts && self.variant == Variant::English {
+            turn_english_board(&text)
+        } else {
+            text
+        };
         // Limits do not carry over from one search to the next (Scan resets them here).
         self.limits = Limits::default();
         self.engine
@@ -438,7 +577,7 @@ impl Hub {
                 // draughtsnet's handicap levels: not modelled, accepted.
                 "handicap" => {}
                 other => {
-                    return Err(format!("level: unknown limit '{}'", shorten(other)));
+                    return Err(format!("level: unknown limit '{}'", echo(other)));
                 }
             }
         }
@@ -464,10 +603,11 @@ impl Hub {
             other => {
                 return Err(format!(
                     "go: unknown mode '{}' (expected think, ponder or analyze)",
-                    shorten(other)
+                    echo(other)
                 ));
             }
         }
+        let flip = self.client.flips_move_rows(self.variant);
         let legal = self.engine.legal_moves();
         if legal.is_empty() {
             send_error(&self.out, "the game is over: no legal move");
@@ -476,7 +616,12 @@ impl Hub {
         }
         if legal.len() == 1 && mode == "think" {
             // A forced move needs no thought.
-            send(&self.out, &format!("done move={}", legal[0]));
+            let mv = if flip {
+                flip_move_rows(&legal[0])
+            } else {
+                legal[0].clone()
+            };
+            send(&self.out, &format!("done move={mv}"));
             return Ok(());
         }
         self.searching.store(true, Ordering::Release);
@@ -485,14 +630,31 @@ impl Hub {
         let searching = Arc::clone(&self.searching);
         self.engine.go(
             limits,
-            move |info: Info| send(&out_info, &info_line(&info)),
-            move |done: Done| {
+            move |mut info: Info| {
+                if flip {
+                    info.pv_hub = info.pv_hub.iter().map(|m| flip_move_rows(m)).collect();
+                }
+                send(&out_info, &info_line(&info))
+            },
+            move |mut done: Done| {
+                if flip {
+                    done.best = done.best.as_deref().map(flip_move_rows);
+                    done.ponder = done.ponder.as_deref().map(flip_move_rows);
+                }
                 send(&out_done, &done_line(&done));
                 searching.store(false, Ordering::Release);
             },
         );
         Ok(())
     }
+}
+
+/// A word such as `19-23` or `28x19`: squares joined by `-` or `x`.
+fn looks_like_move(word: &str) -> bool {
+    word.chars().any(|c| c.is_ascii_digit())
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == 'x' || c == ':')
 }
 
 /// Scan's `tt-size` for a table of `mb` megabytes (log2 of 16-byte entries).
@@ -519,5 +681,42 @@ pub fn done_line(done: &Done) -> String {
         (Some(b), Some(p)) => format!("done move={b} ponder={p}"),
         (Some(b), None) => format!("done move={b}"),
         (None, _) => "done move=\"\"".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_flip_of_the_8x8_numbers() {
+        assert_eq!(flip_rows_8x8(9), 21);
+        assert_eq!(flip_rows_8x8(21), 9);
+        assert_eq!(flip_rows_8x8(1), 29);
+        assert_eq!(flip_rows_8x8(32), 4);
+        for n in 1..=32 {
+            assert_eq!(flip_rows_8x8(flip_rows_8x8(n)), n);
+        }
+        assert_eq!(flip_move_rows("9-13"), "21-17");
+        assert_eq!(flip_move_rows("22x15x18"), "10x19x14");
+        assert_eq!(flip_move_rows("10x28x14x23"), "22x4x11x18");
+        assert_eq!(flip_move_rows("bogus"), "bogus");
+    }
+
+    #[test]
+    fn pydraughts_english_board_turned() {
+        // pydraughts' B:W18:B5 (Black to move) arrives as W, a black man on 15, a white one on 28.
+        let mut text = vec!['e'; 33];
+        text[0] = 'W';
+        text[15] = 'b';
+        text[28] = 'w';
+        let text: String = text.into_iter().collect();
+        let turned = turn_english_board(&text);
+        let mut want = vec!['e'; 33];
+        want[0] = 'B';
+        want[18] = 'w';
+        want[5] = 'b';
+        assert_eq!(turned, want.into_iter().collect::<String>());
+        assert_eq!(turn_english_board("W:W18:B5"), "W:W18:B5");
     }
 }

@@ -77,7 +77,10 @@ pub fn split_command(text: &str) -> Result<Vec<String>, String> {
         }
     }
     if quote_char.is_some() {
-        return Err(format!("unclosed quote in '{text}'"));
+        return Err(format!(
+            "unclosed quote in '{}'",
+            crate::notation::echo(text)
+        ));
     }
     if in_word {
         words.push(cur);
@@ -233,7 +236,10 @@ impl HubEngine {
         self.send("hub")?;
         let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
         loop {
-            let line = self.expect_line(deadline, "the parameter list ending in 'wait'")?;
+            let line = self.expect_line(
+                deadline,
+                "answer to 'hub' (id and param lines, then 'wait', as a Hub engine sends)",
+            )?;
             match line.command.as_str() {
                 "id" => {
                     if let Some(n) = line.get("name").filter(|n| !n.is_empty()) {
@@ -418,6 +424,16 @@ impl HubEngine {
                 Ok(Event::Line(text, at)) => {
                     self.log_in(&text);
                     let Ok(line) = parse_line(&text) else {
+                        // `done move=` (no move: the engine's game is over) is malformed
+                        // by the strict syntax, but it is an answer all the same.
+                        if text.split_whitespace().next() == Some("done") {
+                            return SearchEnd::Done {
+                                mv: String::new(),
+                                elapsed: at.saturating_duration_since(start),
+                                score,
+                                depth,
+                            };
+                        }
                         continue;
                     };
                     match line.command.as_str() {

@@ -241,6 +241,11 @@ pub enum Ending {
     MaxPlies,
     DrawScore,
     WinScore,
+    /// Engine `engine` (0 or 1) answered `done` with no move while it had legal moves:
+    /// by the Hub protocol that says its game is over, so it gave the game up.
+    NoMove {
+        engine: usize,
+    },
     /// Engine `engine` (0 or 1) lost by this fault.
     Fault {
         engine: usize,
@@ -259,6 +264,7 @@ impl Ending {
             Ending::MaxPlies => "adjudication: maximum length".into(),
             Ending::DrawScore => "adjudication: draw by score".into(),
             Ending::WinScore => "adjudication: win by score".into(),
+            Ending::NoMove { .. } => "resignation: no move given".into(),
             Ending::Fault { fault, .. } => fault.name().into(),
         }
     }
@@ -833,14 +839,23 @@ fn play_game<P: Board>(
                         ),
                     );
                 }
+                // `done move=` and a bare `done` both say "no move": the engine sees
+                // its game as over (an answer, not a silence or an illegal move).
+                if mv.trim().is_empty() {
+                    let n = legal.len();
+                    break (
+                        Some(side.opposite()),
+                        Ending::NoMove { engine: e },
+                        Some(format!(
+                            "resigned: it answered done with no move (its game is over by its \
+                             reckoning) with {n} legal move{} left{said}",
+                            if n == 1 { "" } else { "s" }
+                        )),
+                    );
+                }
                 let mv = match parse_move(&g.pos, &mv, &legal) {
                     Ok(m) => m,
                     Err(why) => {
-                        let why = if mv.is_empty() {
-                            "illegal move: no move given".to_string()
-                        } else {
-                            why
-                        };
                         break fault_ending(side, e, Fault::IllegalMove, format!("{why}{said}"));
                     }
                 };
@@ -904,7 +919,9 @@ pub fn pdn_text(
     if let Some(d) = &g.detail {
         // A comment cannot hold braces.
         let who = match g.ending {
-            Ending::Fault { engine, .. } => format!("{}: ", names[engine]),
+            Ending::Fault { engine, .. } | Ending::NoMove { engine } => {
+                format!("{}: ", names[engine])
+            }
             _ => String::new(),
         };
         let text = format!("{who}{d}").replace(['{', '}'], "'");
@@ -980,7 +997,8 @@ impl Progress {
         let status = status_line(cfg, t, sprt);
         let mut err = std::io::stderr().lock();
         if self.style != ProgressStyle::Quiet
-            && let (Ending::Fault { engine, .. }, Some(d)) = (&g.ending, &g.detail)
+            && let (Ending::Fault { engine, .. } | Ending::NoMove { engine }, Some(d)) =
+                (&g.ending, &g.detail)
         {
             // Faults are worth a line of their own, even above the live line.
             let clear = if self.style == ProgressStyle::Live {

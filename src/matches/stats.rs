@@ -25,6 +25,7 @@
 //! does not make the ratio infinite. The test stops when the ratio leaves
 //! `[ln(β/(1−α)), ln((1−β)/α)]`: below, H0 is accepted; above, H1.
 
+use crate::notation::echo;
 /// The 97.5% quantile of the standard normal distribution: a two-sided 95% interval.
 pub const Z95: f64 = 1.959_963_984_540_054;
 
@@ -232,14 +233,21 @@ impl Sprt {
         let parts: Vec<&str> = text.split(',').map(str::trim).collect();
         if parts.len() != 2 && parts.len() != 4 {
             return Err(format!(
-                "'{text}': expected elo0,elo1 or elo0,elo1,alpha,beta (e.g. 0,5 or 0,5,0.05,0.05)"
+                "'{}': expected elo0,elo1 or elo0,elo1,alpha,beta (e.g. 0,5 or 0,5,0.05,0.05)",
+                echo(text)
             ));
         }
         let num = |s: &str| -> Result<f64, String> {
             s.parse::<f64>()
                 .ok()
                 .filter(|x| x.is_finite())
-                .ok_or_else(|| format!("'{s}' is not a number (in --sprt '{text}')"))
+                .ok_or_else(|| {
+                    format!(
+                        "'{}': '{}' is not a number (expected elo0,elo1 such as 0,5)",
+                        echo(text),
+                        echo(s)
+                    )
+                })
         };
         let (elo0, elo1) = (num(parts[0])?, num(parts[1])?);
         let (alpha, beta) = if parts.len() == 4 {
@@ -248,10 +256,16 @@ impl Sprt {
             (0.05, 0.05)
         };
         if elo0 >= elo1 {
-            return Err(format!("--sprt: elo0 ({elo0}) must be below elo1 ({elo1})"));
+            return Err(format!(
+                "'{}': elo0 ({elo0}) must be below elo1 ({elo1}) (expected elo0,elo1 such as 0,5)",
+                echo(text)
+            ));
         }
         if elo0.abs() >= 1000.0 || elo1.abs() >= 1000.0 {
-            return Err("--sprt: elo0 and elo1 must be within ±1000".into());
+            return Err(format!(
+                "'{}': elo0 and elo1 must be within ±1000 (expected elo0,elo1 such as 0,5)",
+                echo(text)
+            ));
         }
         for (name, p) in [("alpha", alpha), ("beta", beta)] {
             if !(p > 0.0 && p < 0.5) {

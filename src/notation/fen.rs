@@ -5,6 +5,7 @@
 
 use std::fmt;
 
+use super::echo::echo;
 use super::square::{parse_square, square_name};
 use crate::rules::{Bits, Board, Color, Notation, Setup, SetupError};
 
@@ -125,7 +126,10 @@ fn parse_fen_setup<P: Board>(text: &str) -> Result<Setup, PositionError> {
         other => {
             return Err(PositionError::at(
                 col0 + 1,
-                format!("FEN must start with the side to move W or B, found '{other}'"),
+                format!(
+                    "FEN must start with the side to move W or B, found '{}'",
+                    echo(other)
+                ),
             ));
         }
     };
@@ -152,7 +156,10 @@ fn parse_fen_setup<P: Board>(text: &str) -> Result<Setup, PositionError> {
             Some(c) => {
                 return Err(PositionError::at(
                     col,
-                    format!("a colour group must start with W or B, found '{c}'"),
+                    format!(
+                        "a colour group must start with W or B, found '{}'",
+                        echo(&c.to_string())
+                    ),
                 ));
             }
             None => return Err(PositionError::at(col, "empty colour group")),
@@ -192,14 +199,17 @@ fn parse_fen_setup<P: Board>(text: &str) -> Result<Setup, PositionError> {
             if let Some((a, b)) = sq.split_once('-') {
                 let range = |t: &str| -> Result<u32, PositionError> {
                     t.trim().parse::<u32>().map_err(|_| {
-                        PositionError::at(at, format!("'{sq}' is not a range of square numbers"))
+                        PositionError::at(
+                            at,
+                            format!("'{}' is not a range of square numbers", echo(sq)),
+                        )
                     })
                 };
                 let (lo, hi) = (range(a)?, range(b)?);
                 if lo > hi {
                     return Err(PositionError::at(
                         at,
-                        format!("range '{sq}' runs backwards"),
+                        format!("range '{}' runs backwards", echo(sq)),
                     ));
                 }
                 for n in lo..=hi {
@@ -207,7 +217,8 @@ fn parse_fen_setup<P: Board>(text: &str) -> Result<Setup, PositionError> {
                         PositionError::at(
                             at,
                             format!(
-                                "range '{sq}' leaves the board (squares are 1-{})",
+                                "range '{}' leaves the board (squares are 1-{})",
+                                echo(sq),
                                 P::square_count()
                             ),
                         )
@@ -258,10 +269,11 @@ pub fn parse_hub_position<P: Board>(text: &str) -> Result<P, PositionError> {
     if chars.len() != n + 1 {
         return Err(PositionError {
             message: format!(
-                "a {} position has {} characters (side to move + {n} squares), found {}",
+                "the position string has the wrong length: {} characters, where {} needs {} \
+                 (the side to move, then one letter for each of its {n} squares)",
+                chars.len(),
                 P::VARIANT,
-                n + 1,
-                chars.len()
+                n + 1
             ),
             column: None,
         });
@@ -272,7 +284,10 @@ pub fn parse_hub_position<P: Board>(text: &str) -> Result<P, PositionError> {
         c => {
             return Err(PositionError::at(
                 1,
-                format!("the side to move must be W or B, found '{c}'"),
+                format!(
+                    "the side to move must be W or B, found '{}'",
+                    echo(&c.to_string())
+                ),
             ));
         }
     };
@@ -292,7 +307,10 @@ pub fn parse_hub_position<P: Board>(text: &str) -> Result<P, PositionError> {
             other => {
                 return Err(PositionError::at(
                     i + 2,
-                    format!("unknown square character '{other}' (expected w, b, W, B or e)"),
+                    format!(
+                        "unknown square character '{}' (expected w, b, W, B or e)",
+                        echo(&other.to_string())
+                    ),
                 ));
             }
         }
@@ -324,8 +342,18 @@ pub fn parse_position<P: Board>(text: &str) -> Result<P, PositionError> {
     if t.eq_ignore_ascii_case("start") {
         return Ok(P::start());
     }
-    if !t.contains(':') && t.chars().count() == P::square_count() as usize + 1 {
+    // A Hub position string of the wrong length is still one (a side letter and square
+    // letters only, no colon): say that its length is wrong rather than that it is a bad FEN.
+    if !t.contains(':') && looks_like_hub_position(t) {
         return parse_hub_position(t);
     }
     parse_fen(t)
+}
+
+/// `W` or `B` followed by square letters only (`w b W B e . -`), at least one of them.
+fn looks_like_hub_position(t: &str) -> bool {
+    let mut chars = t.chars();
+    matches!(chars.next(), Some('W' | 'B' | 'w' | 'b'))
+        && t.len() > 1
+        && chars.all(|c| matches!(c, 'w' | 'b' | 'W' | 'B' | 'e' | '.' | '-'))
 }

@@ -6,6 +6,7 @@
 //! names exactly one move; writing gives the full route only when two legal captures share
 //! start and end (PDN's rule).
 
+use super::echo::echo;
 use super::square::{parse_square, square_name};
 use crate::rules::{Bits, Board, Move, Notation};
 
@@ -74,6 +75,7 @@ pub fn format_hub_move<P: Board>(mv: &Move<P::B>) -> String {
 /// read as two-digit squares.
 fn tokens(text: &str) -> Result<Vec<String>, String> {
     let t = text.trim();
+    let shown = echo(t);
     if t.is_empty() {
         return Err("empty move".into());
     }
@@ -90,18 +92,25 @@ fn tokens(text: &str) -> Result<Vec<String>, String> {
         match c {
             '-' | 'x' | 'X' | ':' | '×' => {
                 if cur.trim().is_empty() {
-                    return Err(format!("'{t}' has a separator with no square before it"));
+                    return Err(format!(
+                        "'{shown}' has a separator with no square before it"
+                    ));
                 }
                 out.push(cur.trim().to_string());
                 cur.clear();
             }
             c if c.is_ascii_alphanumeric() => cur.push(c),
             c if c.is_whitespace() && cur.trim().is_empty() && !out.is_empty() => {}
-            c => return Err(format!("unexpected character '{c}' in move '{t}'")),
+            c => {
+                return Err(format!(
+                    "unexpected character '{}' in move '{shown}'",
+                    echo(&c.to_string())
+                ));
+            }
         }
     }
     if cur.trim().is_empty() {
-        return Err(format!("'{t}' ends with a separator"));
+        return Err(format!("'{shown}' ends with a separator"));
     }
     out.push(cur.trim().to_string());
     if out.len() == 1 {
@@ -134,6 +143,7 @@ pub fn parse_move<P: Board>(
     legal: &[Move<P::B>],
 ) -> Result<Move<P::B>, String> {
     let toks = tokens(text)?;
+    let shown = echo(text.trim());
     let mut candidates: Vec<Move<P::B>> = Vec::new();
     let add = |m: Move<P::B>, c: &mut Vec<Move<P::B>>| {
         if !c.contains(&m) {
@@ -144,9 +154,14 @@ pub fn parse_move<P: Board>(
     if toks.len() == 1 {
         let t = &toks[0];
         let b = t.as_bytes();
-        if b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1].is_ascii_alphabetic() {
+        // (Letters only, `HELP`, is no square at all: the error below says what a move is.)
+        if b.len() >= 3
+            && b[0].is_ascii_alphabetic()
+            && b[1].is_ascii_alphabetic()
+            && b[2..].iter().any(u8::is_ascii_digit)
+        {
             let file = (b[0].to_ascii_lowercase() - b'a') as u32;
-            let to = parse_square::<P>(&t[1..]).map_err(|e| format!("move '{text}': {e}"))?;
+            let to = parse_square::<P>(&t[1..]).map_err(|e| format!("move '{shown}': {e}"))?;
             for m in legal {
                 if m.to as u32 == to && P::coords(m.from as u32).0 == file {
                     add(*m, &mut candidates);
@@ -155,14 +170,14 @@ pub fn parse_move<P: Board>(
             return pick::<P>(pos, text, candidates, legal);
         }
         return Err(format!(
-            "'{text}' is not a move (expected from-to such as 32-28 or c3-d4)"
+            "'{shown}' is not a move (expected from-to such as 32-28 or c3-d4)"
         ));
     }
     let squares: Vec<u32> = toks
         .iter()
         .map(|t| parse_square::<P>(t))
         .collect::<Result<_, _>>()
-        .map_err(|e| format!("move '{text}': {e}"))?;
+        .map_err(|e| format!("move '{shown}': {e}"))?;
     let (from, to) = (squares[0], squares[1]);
     for m in legal {
         if m.from as u32 != from {
@@ -212,7 +227,7 @@ fn pick<P: Board>(
                 let n = legal.len();
                 format!("{n} legal move{}", if n == 1 { "" } else { "s" })
             };
-            Err(format!("illegal move '{text}' ({hint})"))
+            Err(format!("illegal move '{}' ({hint})", echo(text.trim())))
         }
         _ => {
             // Answer in the notation the move was written in.
@@ -229,7 +244,8 @@ fn pick<P: Board>(
                 .map(|m| format_route(pos, m, notation))
                 .collect();
             Err(format!(
-                "ambiguous move '{text}': it could be {}",
+                "ambiguous move '{}': it could be {}",
+                echo(text.trim()),
                 names.join(" or ")
             ))
         }

@@ -1,5 +1,6 @@
 //! Square names: numbers (`32`) and letter–number (`c3`) on every board.
 
+use super::echo::echo;
 use crate::rules::{Board, Notation};
 
 /// The name of the square at `bit`.
@@ -19,13 +20,14 @@ pub fn parse_square<P: Board>(text: &str) -> Result<u32, String> {
     if t.is_empty() {
         return Err("empty square".into());
     }
+    let shown = echo(t);
     if t.bytes().all(|b| b.is_ascii_digit()) {
         let n: u32 = t
             .parse()
-            .map_err(|_| format!("square '{t}' is out of range"))?;
+            .map_err(|_| format!("square '{shown}' is out of range"))?;
         return P::bit_of_square(n).ok_or_else(|| {
             format!(
-                "square '{t}' is not on the board (squares are 1-{})",
+                "square '{shown}' is not on the board (squares are 1-{})",
                 P::square_count()
             )
         });
@@ -45,12 +47,14 @@ pub fn parse_square<P: Board>(text: &str) -> Result<u32, String> {
         let file = (file_char - b'a') as u32;
         let rank: u32 = rank_text.parse().unwrap_or(0);
         if file >= width || rank == 0 || rank > width {
-            return Err(format!("square '{t}' is not on a {width}x{width} board"));
+            return Err(format!(
+                "square '{shown}' is not on a {width}x{width} board"
+            ));
         }
         return P::bit_at(file, rank)
-            .ok_or_else(|| format!("square '{t}' is a light square (not playable)"));
+            .ok_or_else(|| format!("square '{shown}' is a light square (not playable)"));
     }
     Err(format!(
-        "'{t}' is not a square (expected a number or a letter-number name like c3)"
+        "'{shown}' is not a square (expected a number or a letter-number name like c3)"
     ))
 }

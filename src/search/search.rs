@@ -39,7 +39,7 @@ pub const DRAW: i32 = 0;
 /// to 89 men: above any evaluation of a position with five pieces, below the 90 and up
 /// that clients read as a game end (Scan's convention).
 pub const EGDB_WIN: i32 = 8_000;
-const EGDB_EVAL_RANGE: i32 = 900;
+pub const EGDB_EVAL_RANGE: i32 = 900;
 
 // Search parameters (centi-men and plies). Tuned by bench and tactics runs, not by the
 // evaluation pipeline, so they live here rather than under tuning/.
