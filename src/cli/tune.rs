@@ -109,6 +109,7 @@ pub struct GamesArgs {
 #[derive(Args, Debug)]
 #[command(after_help = FIT_HELP)]
 pub struct FitArgs {
+    /// Variant of the weights fitted (see `tammi perft --help`).
     #[arg(long, short, default_value = "english", value_parser = parse_variant)]
     pub variant: Variant,
     /// Data files written by 'tune games'.

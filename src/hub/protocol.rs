@@ -699,7 +699,7 @@ mod tests {
         }
         assert_eq!(flip_move_rows("9-13"), "21-17");
         assert_eq!(flip_move_rows("22x15x18"), "10x19x14");
-        assert_eq!(flip_move_rows("10x28x14x23"), "22x4x11x18");
+        assert_eq!(flip_move_rows("10x28x14x23"), "22x8x11x18");
         assert_eq!(flip_move_rows("bogus"), "bogus");
     }
 
