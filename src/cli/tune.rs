@@ -731,8 +731,9 @@ pub fn run_fit(a: &FitArgs) -> Result<i32> {
     let patterns_from = Weights::NAMES.len() + 4 * squares;
     let free: Vec<bool> = (0..w.len())
         .map(|i| {
-            !(i < Weights::NAMES.len() && FIXED.contains(&Weights::NAMES[i]))
-                && !(a.keep_patterns && i >= patterns_from)
+            let fixed = i < Weights::NAMES.len() && FIXED.contains(&Weights::NAMES[i]);
+            let kept = a.keep_patterns && i >= patterns_from;
+            !fixed && !kept
         })
         .collect();
     let k = fit_k(&train, &w);

@@ -286,11 +286,11 @@ fn board_patterns(w: &Weights, n: usize, phases: usize) -> Vec<[i16; 2]> {
                 x /= 3;
             }
             let seen_by_black = (BASE3_REVERSED[black] + 2 * BASE3_REVERSED[white]) as usize;
-            for p in 0..phases {
+            let entry = &mut out[b * PATTERN_STATES + index];
+            for (p, value) in entry.iter_mut().enumerate().take(phases) {
                 let set = |window: usize| (p * n + window) * PATTERN_STATES;
                 let v = values[set(b) + index] - values[set(n - 1 - b) + seen_by_black];
-                out[b * PATTERN_STATES + index][p] =
-                    v.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
+                *value = v.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
             }
         }
     }
