@@ -1,93 +1,11 @@
 //! The Hub protocol, driven through a real `tammi hub` child process.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::io::Write;
 use std::time::{Duration, Instant};
 
-struct Hub {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-}
+mod common;
 
-/// Generous: these bounds only catch hangs, they do not measure speed.
-const PATIENCE: Duration = Duration::from_secs(30);
-
-impl Hub {
-    fn start() -> Hub {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
-            .arg("hub")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start tammi hub");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Hub {
-            child,
-            stdin: Some(stdin),
-            lines: rx,
-        }
-    }
-
-    fn send(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("input open");
-        writeln!(stdin, "{line}").expect("tammi hub is alive");
-        stdin.flush().unwrap();
-    }
-
-    /// Lines up to and including the first one starting with `prefix`.
-    fn until(&mut self, prefix: &str) -> Vec<String> {
-        let deadline = Instant::now() + PATIENCE;
-        let mut got = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(l) => {
-                    let done = l.starts_with(prefix);
-                    got.push(l);
-                    if done {
-                        return got;
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("no '{prefix}' within {PATIENCE:?}; got {got:?}")
-                }
-                Err(RecvTimeoutError::Disconnected) => panic!("tammi hub exited; got {got:?}"),
-            }
-        }
-    }
-
-    fn last(&mut self, prefix: &str) -> String {
-        self.until(prefix).pop().unwrap()
-    }
-
-    fn handshake(&mut self) -> Vec<String> {
-        self.send("hub");
-        let lines = self.until("wait");
-        self.send("init");
-        self.until("ready");
-        lines
-    }
-}
-
-impl Drop for Hub {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use common::hub::{Hub, PATIENCE};
 
 fn arg<'a>(line: &'a str, name: &str) -> Option<&'a str> {
     line.split_whitespace()

@@ -1,94 +1,20 @@
 //! Time and resources through a real `tammi hub`: threads above the core count keep the
 //! clock and `stop`, and preparing a large table or a database never blocks the protocol.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-struct Hub {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
+mod common;
 
-/// Generous: catches hangs only.
-const PATIENCE: Duration = Duration::from_secs(60);
+use common::hub::{Hub, PATIENCE};
 
-impl Hub {
-    fn start() -> Hub {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
-            .arg("hub")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start tammi hub");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut hub = Hub {
-            child,
-            stdin,
-            lines: rx,
-        };
-        hub.send("hub");
-        hub.until("wait", PATIENCE);
-        hub.send("init");
-        hub.until("ready", PATIENCE);
-        hub
-    }
-
-    fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").expect("tammi hub is alive");
-        self.stdin.flush().unwrap();
-    }
-
-    /// Lines up to and including the first one starting with `prefix`, within `within`.
-    fn until(&mut self, prefix: &str, within: Duration) -> Vec<String> {
-        let deadline = Instant::now() + within;
-        let mut got = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(l) => {
-                    let done = l.starts_with(prefix);
-                    got.push(l);
-                    if done {
-                        return got;
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("no '{prefix}' within {within:?}; got {got:?}")
-                }
-                Err(RecvTimeoutError::Disconnected) => panic!("tammi hub exited; got {got:?}"),
-            }
-        }
-    }
-
-    /// Send `ping` and return how long the `pong` took.
-    fn ping(&mut self) -> Duration {
-        let sent = Instant::now();
-        self.send("ping");
-        self.until("pong", PATIENCE);
-        sent.elapsed()
-    }
-}
-
-impl Drop for Hub {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// Send `ping` and return how long the `pong` took.
+fn ping(hub: &mut Hub) -> Duration {
+    let sent = Instant::now();
+    hub.send("ping");
+    hub.until("pong");
+    sent.elapsed()
 }
 
 /// A fresh directory for one test's files.
@@ -104,26 +30,26 @@ fn scratch(name: &str) -> PathBuf {
 /// that does not hold, not a slow machine.
 #[test]
 fn the_most_threads_keep_the_move_time_and_stop() {
-    let mut hub = Hub::start();
+    let mut hub = Hub::ready();
     hub.send("set-param name=threads value=256");
     hub.send("level move-time=1");
     let sent = Instant::now();
     hub.send("go think");
-    let lines = hub.until("done", PATIENCE);
+    let lines = hub.until_within("done", PATIENCE);
     let took = sent.elapsed();
     assert!(lines.last().unwrap().starts_with("done move="), "{lines:?}");
     assert!(took < Duration::from_secs(3), "move-time=1 took {took:?}");
 
     hub.send("pos");
     hub.send("go analyze");
-    hub.until("info", PATIENCE);
+    hub.until_within("info", PATIENCE);
     std::thread::sleep(Duration::from_millis(500));
     let sent = Instant::now();
     hub.send("stop");
-    hub.until("done", PATIENCE);
+    hub.until_within("done", PATIENCE);
     let took = sent.elapsed();
     assert!(took < Duration::from_secs(1), "stop took {took:?}");
-    assert!(hub.ping() < Duration::from_secs(1));
+    assert!(ping(&mut hub) < Duration::from_secs(1));
 }
 
 /// A figure from /proc/PID/status in kB (Linux only), e.g. `VmHWM`, the peak resident size.
@@ -145,31 +71,31 @@ fn proc_status_kb(pid: u32, key: &str) -> u64 {
 #[test]
 fn ping_is_answered_while_a_large_table_is_prepared() {
     const HASH_MB: u64 = 4096;
-    let mut hub = Hub::start();
+    let mut hub = Hub::ready();
     hub.send(&format!("set-param name=hash value={HASH_MB}"));
-    let pong = hub.ping();
+    let pong = ping(&mut hub);
     assert!(pong < Duration::from_millis(1500), "pong after {pong:?}");
     hub.send("level depth=6");
     hub.send("go think");
-    let pong = hub.ping();
+    let pong = ping(&mut hub);
     assert!(pong < Duration::from_millis(1500), "pong after {pong:?}");
-    let lines = hub.until("done", PATIENCE);
+    let lines = hub.until_within("done", PATIENCE);
     assert!(lines.last().unwrap().starts_with("done move="), "{lines:?}");
     // The search ran with the whole table: it had been allocated and written.
     let peak_mb = proc_status_kb(hub.child.id(), "VmHWM") / 1024;
     assert!(peak_mb >= HASH_MB, "peak resident {peak_mb} MB");
     hub.send("new-game");
-    let pong = hub.ping();
+    let pong = ping(&mut hub);
     assert!(pong < Duration::from_millis(1500), "pong after {pong:?}");
     hub.send("pos");
     hub.send("level depth=4");
     hub.send("go think");
-    hub.until("done", PATIENCE);
+    hub.until_within("done", PATIENCE);
     // A smaller table after a large one: the large one is freed first.
     hub.send("set-param name=hash value=16");
     hub.send("level depth=4");
     hub.send("go think");
-    hub.until("done", PATIENCE);
+    hub.until_within("done", PATIENCE);
     let peak_mb = proc_status_kb(hub.child.id(), "VmHWM") / 1024;
     assert!(peak_mb <= HASH_MB + 50, "peak resident {peak_mb} MB");
     let resident_mb = proc_status_kb(hub.child.id(), "VmRSS") / 1024;
@@ -185,26 +111,29 @@ fn a_fifo_as_database_is_refused_at_once() {
     let fifo = dir.join("no-writer.egdb");
     let status = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
     assert!(status.success());
-    let mut hub = Hub::start();
+    let mut hub = Hub::ready();
     hub.send("set-param name=variant value=english");
     hub.send(&format!("set-param name=egdb value={}", fifo.display()));
-    let lines = hub.until("error", Duration::from_secs(5));
+    let lines = hub.until_within("error", Duration::from_secs(5));
     let err = lines.last().unwrap();
     assert!(
         err.contains(&fifo.display().to_string()) && err.contains("FIFO"),
         "{err}"
     );
-    assert!(hub.ping() < Duration::from_secs(1));
+    assert!(ping(&mut hub) < Duration::from_secs(1));
     // A directory is no database either.
     hub.send(&format!("set-param name=egdb value={}", dir.display()));
-    let err = hub.until("error", Duration::from_secs(5)).pop().unwrap();
+    let err = hub
+        .until_within("error", Duration::from_secs(5))
+        .pop()
+        .unwrap();
     assert!(err.contains("directory"), "{err}");
     // The engine goes on, without a database.
     hub.send("level depth=3");
     hub.send("go think");
-    hub.until("done move=", PATIENCE);
+    hub.until_within("done move=", PATIENCE);
     hub.send("hub");
-    let lines = hub.until("wait", PATIENCE);
+    let lines = hub.until_within("wait", PATIENCE);
     assert!(
         lines
             .iter()

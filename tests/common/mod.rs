@@ -5,6 +5,8 @@ use tammi::notation::{format_move, parse_position};
 use tammi::rules::{Board, Notation, Variant};
 use tammi::with_board;
 
+pub mod hub;
+
 /// The legal moves of `fen` in `variant`, written in `notation`, sorted.
 pub fn legal(variant: Variant, fen: &str, notation: Notation) -> Vec<String> {
     with_board!(variant, P => {
