@@ -395,3 +395,40 @@ fn database_results_are_reported_as_scan_does_not_as_material() {
     assert!(!out.contains("score +8"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A position that is itself in the database reports the database's value, lost or
+/// drawn as well as won: the search there probes only smaller positions, and used to
+/// report their evaluation (`-1.53` for two kings against one).
+#[test]
+fn a_root_in_the_database_reports_its_value() {
+    let dir = scratch("root-value");
+    let path = three_piece_db(&dir);
+    for (fen, hub_score, text) in [
+        ("B:WK18,K19:BK1", "-89.99", "score database loss"),
+        ("W:WK18,K19:BK1", "89.99", "score database win"),
+        ("W:WK18:BK1", "0.00", "score +0.00"),
+    ] {
+        let (code, out, err) = common::tammi(&[
+            "analyze",
+            "-v",
+            "english",
+            "--fen",
+            fen,
+            "--egdb",
+            path.to_str().unwrap(),
+            "--depth",
+            "3",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains(text), "{fen}: {out}");
+        let mut e = Engine::new(EngineOptions {
+            egdb: Some(path.clone()),
+            ..EngineOptions::default()
+        })
+        .unwrap();
+        e.set_position(Variant::English, fen, &[]).unwrap();
+        let done = e.think(Limits::depth(3), |_| {});
+        assert_eq!(done.score.unwrap().hub(), hub_score, "{fen}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::egdb::{Database, Unread};
+use crate::egdb::{Database, Unread, Wld};
 use crate::eval::{Evaluate, Evaluator};
 use crate::notation::{
     format_hub_move, format_move, parse_move, parse_position, write_fen, write_hub_position,
@@ -23,7 +23,7 @@ use super::game::Counters;
 use super::limits::{EngineOptions, Limits};
 use super::search::{
     Control, EGDB_EVAL_RANGE, EGDB_WIN, Iteration, MATE, MATE_BOUND, RootMove, SearchShared,
-    Searcher,
+    Searcher, database_value,
 };
 use super::time;
 use super::tt::TranspositionTable;
@@ -222,6 +222,30 @@ impl<P: Evaluate> GameState<P> {
         (hub, text)
     }
 
+    /// The score to report for an internal search score with principal variation `pv`:
+    /// database results in their own form.
+    fn reported_score(&self, internal: i32, pv: &[Move<P::B>], egdb: Option<&Database>) -> Score {
+        let mut score = Score::from_internal(internal);
+        if let Some(db) = egdb.filter(|_| P::VARIANT == Variant::English) {
+            match score {
+                Score::Database(sign) => {
+                    score =
+                        Score::Database(sign * plies_to_database(&self.pos, pv, db.max_pieces()))
+                }
+                // The root itself is in the database: its value is exact, whatever the
+                // search of the smaller positions scores (it probes only those).
+                Score::Eval(_) => match database_value(db, &self.pos) {
+                    Some(Wld::Win) => score = Score::Database(1),
+                    Some(Wld::Loss) => score = Score::Database(-1),
+                    Some(Wld::Draw) => score = Score::Eval(0),
+                    None => {}
+                },
+                Score::GameEnd(_) => {}
+            }
+        }
+        score
+    }
+
     fn info(
         &self,
         line: &RootMove<P::B>,
@@ -232,10 +256,7 @@ impl<P: Evaluate> GameState<P> {
     ) -> Info {
         let time = job.control.start.elapsed();
         let (pv_hub, pv) = self.texts(&line.pv, notation);
-        let mut score = Score::from_internal(line.score);
-        if let (Score::Database(sign), Some(db)) = (score, &job.egdb) {
-            score = Score::Database(sign * plies_to_database(&self.pos, &line.pv, db.max_pieces()));
-        }
+        let score = self.reported_score(line.score, &line.pv, job.egdb.as_deref());
         Info {
             depth: it.depth as u32,
             seldepth: line.seldepth as u32,
@@ -384,7 +405,7 @@ impl<P: Evaluate> AnyGame for GameState<P> {
                 ponder: hub.get(1).cloned(),
                 best_text: text.first().cloned(),
                 ponder_text: text.get(1).cloned(),
-                score: Some(Score::from_internal(best.score)),
+                score: Some(self.reported_score(best.score, &best.pv, job.egdb.as_deref())),
                 depth: depth as u32,
                 nodes: shared.nodes.load(Relaxed),
                 time: job.control.start.elapsed(),

@@ -388,7 +388,7 @@ pub struct Searcher<'a, P: Evaluate> {
 /// The database's value of `pos` for its side to move (english boards: the caller
 /// checks the variant), if the database holds it.
 #[inline(always)]
-fn database_value<P: Board>(db: &Database, pos: &P) -> Option<Wld> {
+pub(crate) fn database_value<P: Board>(db: &Database, pos: &P) -> Option<Wld> {
     db.probe(
         pos.white().to_u128() as u64,
         pos.black().to_u128() as u64,
