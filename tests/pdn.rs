@@ -412,48 +412,55 @@ fn corpus_letter_listing_writes_every_landing_square() {
     assert!(listing.contains(" d2:b4:d6:b8\n0-1\n"), "{listing}");
 }
 
+/// A random legal game of `plies` plies from the start, in Hub move texts.
+fn random_game<P: Board>(rng: &mut Rng, plies: usize) -> Vec<String> {
+    let mut pos = P::start();
+    let mut list = Vec::new();
+    let mut out = Vec::new();
+    for _ in 0..plies {
+        pos.generate(&mut list);
+        if list.is_empty() {
+            break;
+        }
+        let mv = list[rng.below(list.len())];
+        out.push(format_hub_move::<P>(&mv));
+        pos = pos.play(&mv);
+    }
+    out
+}
+
+/// Game `number` of `variant` with these moves and nothing else.
+fn game_of(number: usize, variant: Variant, moves: Vec<String>) -> Game {
+    Game {
+        number,
+        pos: Default::default(),
+        tags: Vec::new(),
+        variant,
+        fen: None,
+        main_line: Line {
+            comments: Vec::new(),
+            moves: moves
+                .into_iter()
+                .map(|text| PdnMove {
+                    text,
+                    ..PdnMove::default()
+                })
+                .collect(),
+        },
+        result: Some("*".into()),
+        first_move_number: 1,
+        warnings: Vec::new(),
+    }
+}
+
 /// Random legal games in every variant, written in both notations and read back.
 #[test]
 fn random_games_round_trip_in_every_variant() {
-    fn random_game<P: Board>(rng: &mut Rng, plies: usize) -> Vec<String> {
-        let mut pos = P::start();
-        let mut list = Vec::new();
-        let mut out = Vec::new();
-        for _ in 0..plies {
-            pos.generate(&mut list);
-            if list.is_empty() {
-                break;
-            }
-            let mv = list[rng.below(list.len())];
-            out.push(format_hub_move::<P>(&mv));
-            pos = pos.play(&mv);
-        }
-        out
-    }
     let mut rng = Rng(0x9d2c_5680);
     for variant in ALL_VARIANTS {
         for round in 0..12 {
             let moves = with_board!(variant, P => random_game::<P>(&mut rng, 150));
-            let game = Game {
-                number: 1,
-                pos: Default::default(),
-                tags: Vec::new(),
-                variant,
-                fen: None,
-                main_line: Line {
-                    comments: Vec::new(),
-                    moves: moves
-                        .into_iter()
-                        .map(|text| PdnMove {
-                            text,
-                            ..PdnMove::default()
-                        })
-                        .collect(),
-                },
-                result: Some("*".into()),
-                first_move_number: 1,
-                warnings: Vec::new(),
-            };
+            let game = game_of(1, variant, moves);
             for opts in [WriteOptions::default(), WriteOptions::letter_listing()] {
                 let text = write_game(&game, &opts).unwrap();
                 let back = read_text(&text, Some(variant));
@@ -1195,41 +1202,6 @@ fn pdn_commands_warn_about_lenient_reading_and_strict_refuses_it() {
 /// game of the issue: `32-28 19-23 28x19 14x23` is `d4-e5 g7-f6 e5:g7 h8:f6`), and long
 /// random ones.
 fn every_variant_games() -> Vec<Game> {
-    fn random_game<P: Board>(rng: &mut Rng, plies: usize) -> Vec<String> {
-        let mut pos = P::start();
-        let mut list = Vec::new();
-        let mut out = Vec::new();
-        for _ in 0..plies {
-            pos.generate(&mut list);
-            if list.is_empty() {
-                break;
-            }
-            let mv = list[rng.below(list.len())];
-            out.push(format_hub_move::<P>(&mv));
-            pos = pos.play(&mv);
-        }
-        out
-    }
-    let game = |number: usize, variant: Variant, moves: Vec<String>| Game {
-        number,
-        pos: Default::default(),
-        tags: Vec::new(),
-        variant,
-        fen: None,
-        main_line: Line {
-            comments: Vec::new(),
-            moves: moves
-                .into_iter()
-                .map(|text| PdnMove {
-                    text,
-                    ..PdnMove::default()
-                })
-                .collect(),
-        },
-        result: Some("*".into()),
-        first_move_number: 1,
-        warnings: Vec::new(),
-    };
     let mut rng = Rng(0x5eed_1616);
     let mut out = Vec::new();
     for variant in ALL_VARIANTS {
@@ -1237,12 +1209,12 @@ fn every_variant_games() -> Vec<Game> {
             let short = ["32-28", "19-23", "28x19", "14x23"]
                 .map(String::from)
                 .to_vec();
-            out.push(game(out.len() + 1, variant, short));
+            out.push(game_of(out.len() + 1, variant, short));
         }
         let moves = with_board!(variant, P => random_game::<P>(&mut rng, 6));
-        out.push(game(out.len() + 1, variant, moves));
+        out.push(game_of(out.len() + 1, variant, moves));
         let moves = with_board!(variant, P => random_game::<P>(&mut rng, 120));
-        out.push(game(out.len() + 1, variant, moves));
+        out.push(game_of(out.len() + 1, variant, moves));
     }
     out
 }
