@@ -12,3 +12,4 @@ pub mod perft;
 pub mod rules;
 pub mod search;
 pub mod tchuka;
+pub mod tuning;

@@ -323,3 +323,192 @@ fn non_finite_and_out_of_range_numbers_are_refused_before_anything_is_written() 
         assert!(!out.exists(), "{flags:?}: a data file was created");
     }
 }
+
+/// The data lines (not `#` comments) of a file.
+fn data_lines(path: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn label_adds_a_search_score_to_every_position_and_resumes() {
+    let games = temp("label-games.txt");
+    let o = tammi(&[
+        "tune",
+        "games",
+        "--games",
+        "2",
+        "--nodes",
+        "300",
+        "--out",
+        games.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let input = data_lines(&games);
+    let label = |out: &PathBuf, threads: &str| {
+        let o = tammi(&[
+            "tune",
+            "label",
+            "--data",
+            games.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--nodes",
+            "200",
+            "--threads",
+            threads,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    let out = temp("label-out.txt");
+    label(&out, "2");
+    let lines = data_lines(&out);
+    assert_eq!(lines.len(), input.len());
+    let mut nonzero = 0;
+    for (l, i) in lines.iter().zip(&input) {
+        let (head, score) = l.rsplit_once(' ').unwrap();
+        assert_eq!(head, i, "the position and result are kept");
+        let s: i32 = score.parse().unwrap_or_else(|_| panic!("{l}"));
+        assert!(s.abs() <= 3000, "{l}");
+        nonzero += (s != 0) as usize;
+    }
+    assert!(nonzero > lines.len() / 2, "{nonzero} of {}", lines.len());
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.lines()
+            .last()
+            .unwrap()
+            .starts_with(&format!("# labelled {}", input.len())),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n# games 2 positions "),
+        "the game count is kept: {text}"
+    );
+    // One thread gives the same scores as two.
+    let one = temp("label-one.txt");
+    label(&one, "1");
+    assert_eq!(data_lines(&one), lines);
+    // An interrupted run (a few lines, the last one cut) is resumed to the same file.
+    let resumed = temp("label-resumed.txt");
+    let part = PathBuf::from(format!("{}.part", resumed.display()));
+    let mut cut: Vec<&str> = text.lines().take(6).collect();
+    let half = &text.lines().nth(6).unwrap()[..20];
+    cut.push(half);
+    std::fs::write(&part, cut.join("\n")).unwrap();
+    let log = label(&resumed, "2");
+    assert!(log.contains("resuming"), "{log}");
+    assert_eq!(std::fs::read_to_string(&resumed).unwrap(), text);
+    assert!(!part.exists());
+    // A part file of other positions is refused, not appended to.
+    std::fs::write(&part, "W:W1:B32 1 0\n").unwrap();
+    let o = tammi(&[
+        "tune",
+        "label",
+        "--data",
+        games.to_str().unwrap(),
+        "--out",
+        resumed.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("does not continue the input"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn fit_with_lambda_follows_the_scores_and_needs_them() {
+    // The results follow the material alone, the scores also favour the side with more
+    // men on its back row: with --lambda 1 the fit must learn back_rank from the scores
+    // (K, fitted on the results, turns them into probabilities), more than from the
+    // results with --lambda 0.
+    let data = temp("scored.txt");
+    let plain = temp("unscored.txt");
+    let (mut text, mut unscored) = (String::new(), String::new());
+    for pos in random_positions::<Position<English>>(9, 20_000) {
+        let back = |c: u64, squares: [u32; 4]| {
+            squares
+                .iter()
+                .filter(|&&s| c.has(Position::<English>::bit_of_square(s).unwrap()))
+                .count() as i32
+        };
+        let diff = back(pos.white(), [29, 30, 31, 32]) - back(pos.black(), [1, 2, 3, 4]);
+        let material = pos.white().count() as i32 - pos.black().count() as i32;
+        if material.abs() > 1 || pos.kings().any() {
+            continue;
+        }
+        let fen = write_fen(&pos, Notation::Numeric);
+        let result = ["0", "0.5", "1"][(material + 1) as usize];
+        let score = 100 * material + 80 * diff;
+        text.push_str(&format!("{fen} {result} {score}\n"));
+        unscored.push_str(&format!("{fen} {result}\n"));
+    }
+    std::fs::write(&data, &text).unwrap();
+    std::fs::write(&plain, &unscored).unwrap();
+    let out = temp("scored-weights.txt");
+    let fit = |file: &PathBuf, lambda: &str| {
+        tammi(&[
+            "tune",
+            "fit",
+            "--variant",
+            "english",
+            "--data",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--epochs",
+            "60",
+            "--report-every",
+            "20",
+            "--lambda",
+            lambda,
+        ])
+    };
+    let back_rank = |lambda: &str| {
+        let o = fit(&data, lambda);
+        assert!(o.status.success(), "{}", stderr(&o));
+        Weights::parse(&std::fs::read_to_string(&out).unwrap(), 32)
+            .unwrap()
+            .back_rank
+    };
+    let base = Weights::embedded(tammi::rules::Variant::English).back_rank;
+    let (results, scores) = (back_rank("0"), back_rank("1"));
+    assert!(
+        scores > base + 10 && scores > results + 10,
+        "back_rank {scores} from the scores, {results} from the results (base {base})"
+    );
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .contains("--lambda 1"),
+        "the header says how"
+    );
+    // Without scores, --lambda is an error naming the first line.
+    let o = fit(&plain, "0.5");
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("line 1") && stderr(&o).contains("no search score"),
+        "{}",
+        stderr(&o)
+    );
+    let o = fit(&plain, "1.5");
+    assert!(
+        stderr(&o).contains("--lambda must be a number from 0 to 1"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(&plain, "W:W21:B12 0.5 ten\n").unwrap();
+    let o = fit(&plain, "0");
+    assert!(
+        stderr(&o).contains("line 1") && stderr(&o).contains("score 'ten'"),
+        "{}",
+        stderr(&o)
+    );
+}

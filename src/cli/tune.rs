@@ -69,6 +69,8 @@ pub enum TuneCommand {
     Games(GamesArgs),
     /// Fit the evaluation weights to game results and write a weights file.
     Fit(FitArgs),
+    /// Add a search score to every position of a 'tune games' file.
+    Label(crate::tuning::label::LabelArgs),
 }
 
 #[derive(Args, Debug)]
@@ -104,6 +106,9 @@ pub struct GamesArgs {
     /// Hash table per engine, MiB.
     #[arg(long, default_value_t = 16)]
     pub hash: usize,
+    /// Play with the weights of this file instead of the built-in ones.
+    #[arg(long)]
+    pub weights: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -137,12 +142,17 @@ pub struct FitArgs {
     /// Keep the pattern values as they are in --base (fit the scalars and tables only).
     #[arg(long)]
     pub keep_patterns: bool,
+    /// Share of the search score in the target (0: the game result alone, 1: the score
+    /// alone); above 0 every position needs a score ('tune label').
+    #[arg(long, default_value_t = 0.0)]
+    pub lambda: f64,
 }
 
 pub fn run(args: &TuneArgs) -> Result<i32> {
     match &args.command {
         TuneCommand::Games(a) => run_games(a),
         TuneCommand::Fit(a) => run_fit(a),
+        TuneCommand::Label(a) => crate::tuning::label::run_label(a),
     }
 }
 
@@ -207,6 +217,7 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
             a.hash
         );
     }
+    crate::tuning::label::use_weights(a.variant, a.weights.as_deref())?;
     let limits = match (a.nodes, a.depth) {
         (_, Some(d)) => Limits::depth(d),
         (n, None) => Limits::nodes(n.unwrap_or(4000)),
@@ -228,8 +239,15 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
     let mut out = BufWriter::new(file);
     writeln!(
         out,
-        "# tammi tune games: variant {}, {} games, {budget} per move, {} random plies, seed {}, max {} plies",
-        a.variant, a.games, a.random_plies, a.seed, a.max_plies
+        "# tammi tune games: variant {}, {} games, {budget} per move, {} random plies, seed {}, max {} plies, weights {}",
+        a.variant,
+        a.games,
+        a.random_plies,
+        a.seed,
+        a.max_plies,
+        a.weights
+            .as_ref()
+            .map_or("built-in".to_string(), |p| p.display().to_string())
     )?;
 
     let next = AtomicUsize::new(0);
@@ -466,13 +484,15 @@ pub struct Dataset {
     index: Vec<u32>,
     value: Vec<f32>,
     result: Vec<f32>,
+    /// The search score from White's view (centi-men), NaN where the data has none.
+    score: Vec<f32>,
 }
 
 impl Dataset {
     fn len(&self) -> usize {
         self.result.len()
     }
-    fn push(&mut self, features: &[(u32, f32)], result: f32) {
+    fn push(&mut self, features: &[(u32, f32)], result: f32, score: f32) {
         if self.start.is_empty() {
             self.start.push(0);
         }
@@ -482,6 +502,14 @@ impl Dataset {
         }
         self.start.push(self.index.len());
         self.result.push(result);
+        self.score.push(score);
+    }
+    /// Replace each result by `(1 - lambda) * result + lambda * sigmoid(k * score / 100)`.
+    fn blend(&mut self, k: f64, lambda: f64) {
+        for (r, &s) in self.result.iter_mut().zip(&self.score) {
+            let p = sigmoid(k * s as f64 / 100.0);
+            *r = ((1.0 - lambda) * *r as f64 + lambda * p) as f32;
+        }
     }
     fn row(&self, k: usize) -> (&[u32], &[f32]) {
         let (a, b) = (self.start[k], self.start[k + 1]);
@@ -571,6 +599,7 @@ fn fit_k(d: &Dataset, w: &[f64]) -> f64 {
 fn load<P: Evaluate>(
     files: &[PathBuf],
     eval: &Evaluator<P>,
+    need_score: bool,
 ) -> Result<(Dataset, Dataset, usize, usize, usize)> {
     let (mut train, mut valid) = (Dataset::default(), Dataset::default());
     let (mut skipped, mut games, mut seen) = (0usize, 0usize, 0usize);
@@ -594,7 +623,13 @@ fn load<P: Evaluate>(
                 continue;
             }
             let at = || format!("{}: line {}", path.display(), n + 1);
-            let (fen, result) = parse_line(text).with_context(at)?;
+            let (fen, result, score) = parse_line(text).with_context(at)?;
+            if need_score && score.is_none() {
+                bail!(
+                    "{}: the position has no search score (--lambda needs 'tune label' data)",
+                    at()
+                );
+            }
             let pos: P = parse_position(fen)
                 .map_err(|e| anyhow::anyhow!("invalid {} position '{fen}': {e}", P::VARIANT))
                 .with_context(at)?;
@@ -621,18 +656,31 @@ fn load<P: Evaluate>(
             } else {
                 &mut train
             };
-            set.push(&f.sparse(), result);
+            set.push(&f.sparse(), result, score.unwrap_or(f32::NAN));
             seen += 1;
         }
     }
     Ok((train, valid, skipped, games, seen))
 }
 
-/// `FEN RESULT`: the result is 1, 0.5 or 0 (also 1-0, 1/2-1/2, 0-1).
-fn parse_line(text: &str) -> Result<(&str, f32)> {
+/// `FEN RESULT [SCORE]`: the result is 1, 0.5 or 0 (also 1-0, 1/2-1/2, 0-1); the score
+/// (written by 'tune label') an integer from White's view.
+fn parse_line(text: &str) -> Result<(&str, f32, Option<f32>)> {
     let mut parts = text.split_whitespace();
-    let (Some(fen), Some(result), None) = (parts.next(), parts.next(), parts.next()) else {
-        bail!("expected 'FEN RESULT', found '{text}'");
+    let (Some(fen), Some(result), score, None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        bail!("expected 'FEN RESULT' or 'FEN RESULT SCORE', found '{text}'");
+    };
+    let score = match score {
+        None => None,
+        Some(s) => match s.parse::<i32>() {
+            Ok(v) if v.abs() <= crate::tuning::label::DECIDED => Some(v as f32),
+            _ => bail!(
+                "score '{s}' is not an integer from -{0} to {0}",
+                crate::tuning::label::DECIDED
+            ),
+        },
     };
     let r = match result {
         "1" | "1.0" | "1-0" => 1.0,
@@ -640,7 +688,7 @@ fn parse_line(text: &str) -> Result<(&str, f32)> {
         "0.5" | "1/2-1/2" => 0.5,
         _ => bail!("result '{result}' is not 1, 0.5 or 0"),
     };
-    Ok((fen, r))
+    Ok((fen, r, score))
 }
 
 /// The most epochs a fit may ask for (about a day on the data tammi's weights come from).
@@ -666,6 +714,9 @@ fn check_fit_args(a: &FitArgs) -> Result<()> {
     }
     if a.report_every == 0 {
         bail!("--report-every must be at least 1");
+    }
+    if !(0.0..=1.0).contains(&a.lambda) {
+        bail!("--lambda must be a number from 0 to 1, got {}", a.lambda);
     }
     Ok(())
 }
@@ -712,8 +763,8 @@ pub fn run_fit(a: &FitArgs) -> Result<i32> {
         ),
     };
     let started = Instant::now();
-    let (train, valid, skipped, games, seen) = with_board!(a.variant, P => {
-        load::<P>(&a.data, &Evaluator::<P>::with_weights(&base))?
+    let (mut train, mut valid, skipped, games, seen) = with_board!(a.variant, P => {
+        load::<P>(&a.data, &Evaluator::<P>::with_weights(&base), a.lambda > 0.0)?
     });
     if train.len() == 0 {
         bail!("no usable position in the data");
@@ -736,7 +787,13 @@ pub fn run_fit(a: &FitArgs) -> Result<i32> {
             !fixed && !kept
         })
         .collect();
+    // K is fitted on the results alone; the scores, in the evaluation's units, are then
+    // turned into probabilities by the same K.
     let k = fit_k(&train, &w);
+    if a.lambda > 0.0 {
+        train.blend(k, a.lambda);
+        valid.blend(k, a.lambda);
+    }
     let (train0, valid0) = (loss(&train, &w, k), loss(&valid, &w, k));
     println!("K = {k:.4}");
     println!("epoch 0: loss {train0:.6} (validation {valid0:.6})");
@@ -782,11 +839,12 @@ pub fn run_fit(a: &FitArgs) -> Result<i32> {
     let header = vec![
         format!("Evaluation weights: {} (trained).", a.variant),
         format!(
-            "Produced by `tammi tune fit --variant {} --epochs {} --lr {} --l2 {}` from {}",
+            "Produced by `tammi tune fit --variant {} --epochs {} --lr {} --l2 {} --lambda {}` from {}",
             a.variant,
             a.epochs,
             a.lr,
             a.l2,
+            a.lambda,
             files.join(" ")
         ),
         format!(

@@ -504,9 +504,13 @@ pub fn embedded_text(variant: Variant) -> (&'static str, &'static str) {
             "english.txt",
             include_str!("../../tuning/weights/english.txt"),
         ),
-        Variant::International | Variant::Killer => (
+        Variant::International => (
             "international.txt",
             include_str!("../../tuning/weights/international.txt"),
+        ),
+        Variant::Killer => (
+            "killer.txt",
+            include_str!("../../tuning/weights/killer.txt"),
         ),
         Variant::Canadian => (
             "canadian.txt",

@@ -1,0 +1,329 @@
+//! `tammi tune label`: a search score for every position of a `tune games` file.
+//!
+//! A game's result says little about one of its positions when the games are played at a
+//! few thousand nodes a move: in international draughts a one-man lead wins only 60% of
+//! them (K ≈ 0.42). A search of the position itself is a far less noisy target, and
+//! `tune fit --lambda` blends the two. The score is written as a third column, from
+//! White's view in centi-men, so `tune fit` can still read the file with results alone.
+//!
+//! Each position is searched with a fresh hash table, so a label depends only on the
+//! position, the budget and the build's weights: the file is the same for any thread
+//! count, and a file cut short is resumed where it stops.
+
+use std::io::{BufRead, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+
+use crate::rules::{Color, Variant};
+use crate::search::engine::{Engine, Score};
+use crate::search::limits::{EngineOptions, Limits};
+
+/// Scores written for a game end or a database result, in centi-men: far enough past any
+/// evaluation that the blended target is a certain win, and small enough that the fit's
+/// sigmoid stays finite.
+pub const DECIDED: i32 = 3000;
+
+const LABEL_HELP: &str = "\
+Reads a file of 'tune games' ('FEN RESULT' lines, '#' lines are comments) and writes
+'FEN RESULT SCORE' lines: SCORE is the engine's search score of the position at the
+budget given (--nodes), from White's view in centi-men; a game end or a database result
+is written as +-3000. Each position is searched with a fresh hash table, so the file
+depends only on the input, --nodes and the build (not on --threads).
+
+The output is written to OUT.part and renamed to OUT when whole; an interrupted run is
+resumed from OUT.part (its lines must be the first positions of the input). Progress goes
+to standard error. Give the file to 'tune fit --lambda'.";
+
+#[derive(Args, Debug)]
+#[command(after_help = LABEL_HELP)]
+pub struct LabelArgs {
+    /// Variant of the positions (see `tammi perft --help`).
+    #[arg(long, short, default_value = "english", value_parser = crate::cli::rules_tools::parse_variant)]
+    pub variant: Variant,
+    /// A file written by 'tune games'.
+    #[arg(long)]
+    pub data: PathBuf,
+    /// The labelled file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Nodes searched per position.
+    #[arg(long, default_value_t = 2000)]
+    pub nodes: u64,
+    /// Positions searched at once (one engine each).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Search with the weights of this file instead of the built-in ones.
+    #[arg(long)]
+    pub weights: Option<PathBuf>,
+}
+
+/// Play `variant` with the weights of `path` in this process (the `--weights` flag of
+/// the tuning commands).
+pub fn use_weights(variant: Variant, path: Option<&Path>) -> Result<()> {
+    if let Some(p) = path {
+        let w = crate::eval::weights::read_file(p, variant).map_err(|e| anyhow::anyhow!(e))?;
+        crate::eval::replace_weights(variant, Some(w)).map_err(|e| anyhow::anyhow!(e))?;
+    }
+    Ok(())
+}
+
+/// The most nodes a label may cost (a million positions at this budget is days).
+const MAX_NODES: u64 = 100_000_000;
+
+/// Positions searched between two writes of the output (and progress reports).
+const BLOCK: usize = 4096;
+
+/// One data line: the position and the result as written in the input.
+struct Line {
+    fen: String,
+    result: String,
+}
+
+fn read_input(path: &Path) -> Result<(Vec<String>, Vec<Line>)> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let (mut comments, mut lines) = (Vec::new(), Vec::new());
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.with_context(|| format!("{}: line {}", path.display(), n + 1))?;
+        let text = line.trim();
+        if text.starts_with('#') {
+            comments.push(text.to_string());
+            continue;
+        }
+        if text.is_empty() {
+            continue;
+        }
+        let mut parts = text.split_whitespace();
+        let (Some(fen), Some(result)) = (parts.next(), parts.next()) else {
+            bail!(
+                "{}: line {}: expected 'FEN RESULT', found '{text}'",
+                path.display(),
+                n + 1
+            );
+        };
+        lines.push(Line {
+            fen: fen.to_string(),
+            result: result.to_string(),
+        });
+    }
+    Ok((comments, lines))
+}
+
+/// The data lines already in `part` (from an interrupted run), checked against `input`.
+fn resume_point(part: &Path, input: &[Line]) -> Result<usize> {
+    let Ok(file) = std::fs::File::open(part) else {
+        return Ok(0);
+    };
+    let mut done = 0;
+    for line in std::io::BufReader::new(file).lines() {
+        let line = line.with_context(|| format!("reading {}", part.display()))?;
+        let text = line.trim();
+        if text.is_empty() || text.starts_with('#') {
+            continue;
+        }
+        let fen = text.split_whitespace().next().unwrap_or("");
+        if text.split_whitespace().count() != 3 {
+            // A line cut by the interruption: rewritten from here.
+            break;
+        }
+        match input.get(done) {
+            Some(l) if l.fen == fen => done += 1,
+            _ => bail!(
+                "{} does not continue the input: its position {} differs (remove it to start again)",
+                part.display(),
+                done + 1
+            ),
+        }
+    }
+    Ok(done)
+}
+
+/// The `# games N ...` footer of a `tune games` file.
+fn is_footer(comment: &str) -> bool {
+    comment.starts_with("# games")
+}
+
+/// The score of a search from White's view, in centi-men.
+pub fn white_score(score: Option<Score>, side: Color) -> i32 {
+    let s = match score {
+        Some(Score::Eval(v)) => v.clamp(-DECIDED, DECIDED),
+        Some(Score::GameEnd(n)) | Some(Score::Database(n)) => DECIDED * n.signum(),
+        None => 0,
+    };
+    if side == Color::White { s } else { -s }
+}
+
+/// The side to move of a FEN (`W:...` or `B:...`).
+fn side_of(fen: &str) -> Color {
+    if fen.starts_with('B') {
+        Color::Black
+    } else {
+        Color::White
+    }
+}
+
+pub fn run_label(a: &LabelArgs) -> Result<i32> {
+    if !(1..=MAX_NODES).contains(&a.nodes) {
+        bail!("--nodes must be between 1 and {MAX_NODES}, got {}", a.nodes);
+    }
+    if !(1..=EngineOptions::MAX_THREADS).contains(&a.threads) {
+        bail!(
+            "--threads must be between 1 and {}",
+            EngineOptions::MAX_THREADS
+        );
+    }
+    use_weights(a.variant, a.weights.as_deref())?;
+    let (comments, input) = read_input(&a.data)?;
+    let part = PathBuf::from(format!("{}.part", a.out.display()));
+    let from = resume_point(&part, &input)?;
+    // Rewrite what was done (dropping a cut last line), then append.
+    let mut kept = String::new();
+    if from > 0 {
+        let text = std::fs::read_to_string(&part)?;
+        let mut n = 0;
+        for line in text.lines() {
+            if n == from {
+                break;
+            }
+            kept.push_str(line);
+            kept.push('\n');
+            if !line.trim().is_empty() && !line.starts_with('#') {
+                n += 1;
+            }
+        }
+        eprintln!(
+            "resuming {}: {from} of {} positions done",
+            part.display(),
+            input.len()
+        );
+    }
+    let file = std::fs::File::create(&part)
+        .with_context(|| format!("cannot create {}", part.display()))?;
+    let mut out = BufWriter::new(file);
+    if from == 0 {
+        writeln!(
+            out,
+            "# tammi tune label: variant {}, {} nodes a position, weights {}, from {}",
+            a.variant,
+            a.nodes,
+            a.weights
+                .as_ref()
+                .map_or("built-in".to_string(), |p| p.display().to_string()),
+            a.data.display()
+        )?;
+        for c in comments.iter().filter(|c| !is_footer(c)) {
+            writeln!(out, "{c}")?;
+        }
+    } else {
+        out.write_all(kept.as_bytes())?;
+    }
+
+    let options = EngineOptions {
+        threads: 1,
+        hash_mb: 1,
+        ..EngineOptions::default()
+    };
+    let mut engines = (0..a.threads)
+        .map(|_| Engine::new(options.clone()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| anyhow::anyhow!(e))?;
+    let limits = Limits::nodes(a.nodes);
+    let start = Instant::now();
+    let mut at = from;
+    while at < input.len() {
+        let block = &input[at..(at + BLOCK).min(input.len())];
+        let scores: Vec<AtomicI32> = block.iter().map(|_| AtomicI32::new(0)).collect();
+        let next = AtomicUsize::new(0);
+        let failure = std::sync::Mutex::new(None::<String>);
+        std::thread::scope(|scope| {
+            for engine in engines.iter_mut() {
+                let (next, scores, failure, limits) = (&next, &scores, &failure, &limits);
+                scope.spawn(move || {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= block.len() {
+                            return;
+                        }
+                        let fen = &block[i].fen;
+                        engine.new_game();
+                        if let Err(e) = engine.set_position(a.variant, fen, &[]) {
+                            failure
+                                .lock()
+                                .unwrap()
+                                .get_or_insert(format!("position {}: {fen}: {e}", at + i + 1));
+                            return;
+                        }
+                        let done = engine.think(limits.clone(), |_| {});
+                        scores[i].store(white_score(done.score, side_of(fen)), Ordering::Relaxed);
+                    }
+                });
+            }
+        });
+        if let Some(e) = failure.into_inner().unwrap() {
+            out.flush()?;
+            bail!("{e}");
+        }
+        for (line, s) in block.iter().zip(&scores) {
+            writeln!(
+                out,
+                "{} {} {}",
+                line.fen,
+                line.result,
+                s.load(Ordering::Relaxed)
+            )?;
+        }
+        out.flush()
+            .with_context(|| format!("writing {}", part.display()))?;
+        at += block.len();
+        let secs = start.elapsed().as_secs_f64().max(1e-3);
+        let rate = (at - from) as f64 / secs;
+        eprintln!(
+            "positions {at}/{}  {:.0}/s  {:.0} s, about {:.0} s left",
+            input.len(),
+            rate,
+            secs,
+            (input.len() - at) as f64 / rate
+        );
+    }
+    // The input's footer (its game count, which `tune fit` reports) stays last.
+    for c in comments.iter().filter(|c| is_footer(c)) {
+        writeln!(out, "{c}")?;
+    }
+    writeln!(out, "# labelled {} positions", input.len())?;
+    out.flush()?;
+    drop(out);
+    std::fs::rename(&part, &a.out)
+        .with_context(|| format!("cannot rename {} to {}", part.display(), a.out.display()))?;
+    eprintln!("wrote {}", a.out.display());
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_are_from_whites_view_and_bounded() {
+        assert_eq!(white_score(Some(Score::Eval(120)), Color::White), 120);
+        assert_eq!(white_score(Some(Score::Eval(120)), Color::Black), -120);
+        assert_eq!(
+            white_score(Some(Score::Eval(99_999)), Color::White),
+            DECIDED
+        );
+        assert_eq!(
+            white_score(Some(Score::GameEnd(-7)), Color::White),
+            -DECIDED
+        );
+        assert_eq!(
+            white_score(Some(Score::Database(3)), Color::Black),
+            -DECIDED
+        );
+        assert_eq!(white_score(None, Color::Black), 0);
+        assert_eq!(side_of("B:W18,21-32:B1-12"), Color::Black);
+        assert_eq!(side_of("W:W18,21-32:B1-12"), Color::White);
+    }
+}
