@@ -1,11 +1,18 @@
-//! DXP over loopback: tammi against tammi, and a raw client sending malformed and
-//! truncated messages and dropping the connection.
+//! DXP over loopback: tammi against tammi, a raw client sending malformed and
+//! truncated messages and dropping the connection, and games that the draw rules end.
 
+use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::channel;
 use std::time::Duration;
+
+use tammi::dxp::message::{DxpColor, Message, Start};
+use tammi::notation::{parse_position, write_hub_position};
+use tammi::rules::{Bits, Board, Color, DrawReason, Game, International, Move, Outcome, Position};
+
+type Intl = Position<International>;
 
 struct Follower {
     child: Child,
@@ -163,4 +170,183 @@ fn a_wrong_protocol_version_is_refused_with_code_1() {
     message(&mut s, &format!("R02{:<32}W005000A", "future"));
     let acc = read_message(&mut s);
     assert!(acc.starts_with('A') && acc.ends_with('1'), "{acc}");
+}
+
+/// The client's side of a DXP game from `fen` with tammi as `tammi_plays`: the client
+/// keeps the game in the rules core and plays with `choose`; the game runs until tammi
+/// sends GAMEEND. Returns the client's game at that point, the GAMEEND reason and the
+/// follower's "game over" log line.
+fn dxp_game(
+    fen: &str,
+    tammi_plays: Color,
+    mut choose: impl FnMut(&Game<Intl>) -> Move<u64>,
+) -> (Game<Intl>, u8, String) {
+    let f = follower(&[]);
+    let mut s = TcpStream::connect(format!("127.0.0.1:{}", f.port)).unwrap();
+    let start: Intl = parse_position(fen).unwrap();
+    let squares: String = write_hub_position(&start)[1..]
+        .chars()
+        .map(|c| match c {
+            'b' => 'z',
+            'B' => 'Z',
+            c => c,
+        })
+        .collect();
+    let color = |c: Color| {
+        if c == Color::White {
+            DxpColor::White
+        } else {
+            DxpColor::Black
+        }
+    };
+    let req = Message::GameRequest {
+        version: 1,
+        name: "tester".into(),
+        follower_color: color(tammi_plays),
+        minutes: 5,
+        moves: 0,
+        start: Start::Position {
+            to_move: color(start.side()),
+            squares,
+        },
+    };
+    message(&mut s, &req.encode());
+    let acc = read_message(&mut s);
+    assert!(acc.starts_with('A') && acc.ends_with('0'), "{acc}");
+    let mut game = Game::new(start);
+    let reason = loop {
+        if game.position().side() != tammi_plays && game.outcome().is_none() {
+            let mv = choose(&game);
+            let sq = |b: u8| Intl::square_of_bit(b as u32) as u8;
+            let mut captured: Vec<u8> = mv.captured.squares().map(|b| sq(b as u8)).collect();
+            captured.sort_unstable();
+            let m = Message::Move {
+                seconds: 0,
+                from: sq(mv.from),
+                to: sq(mv.to),
+                captured,
+            };
+            message(&mut s, &m.encode());
+            game.play(&mv).unwrap();
+            continue;
+        }
+        match Message::decode(&read_message(&mut s)).unwrap() {
+            Message::Move {
+                from, to, captured, ..
+            } => {
+                assert_eq!(game.outcome(), None, "tammi moved in a finished game");
+                let bit = |n: u8| Intl::bit_of_square(n as u32).unwrap();
+                let mv = *game
+                    .legal_moves()
+                    .iter()
+                    .find(|m| {
+                        m.from as u32 == bit(from)
+                            && m.to as u32 == bit(to)
+                            && m.captured.count() as usize == captured.len()
+                            && captured.iter().all(|&c| m.captured.has(bit(c)))
+                    })
+                    .expect("tammi's move is legal");
+                game.play(&mv).unwrap();
+            }
+            Message::GameEnd { reason, .. } => break reason,
+            Message::Chat(_) => {}
+            other => panic!("unexpected {other:?}"),
+        }
+    };
+    message(&mut s, "E00");
+    let said = loop {
+        let l = f.log.recv_timeout(Duration::from_secs(30)).expect("log");
+        if let Some(r) = l.split("game over: ").nth(1) {
+            break r.to_string();
+        }
+    };
+    (game, reason, said)
+}
+
+/// The client's move in a walk: a king move that captures nothing, allows no capture,
+/// leaves tammi a move and leads to a position not seen before (so only a move counter
+/// ends the game).
+fn walk(game: &Game<Intl>, seen: &mut HashSet<u64>) -> Move<u64> {
+    let pos = *game.position();
+    let legal = game.legal_moves();
+    let fresh = legal.iter().find(|m| {
+        let child = pos.play(m);
+        !m.is_capture()
+            && pos.kings().has(m.from as u32)
+            && !child.has_capture()
+            && !seen.contains(&Board::hash(&child))
+            && {
+                let mut replies = Vec::new();
+                child.generate(&mut replies);
+                !replies.is_empty()
+            }
+    });
+    let mv = *fresh.unwrap_or(&legal[0]);
+    seen.insert(Board::hash(&pos.play(&mv)));
+    mv
+}
+
+/// Tammi holds the lone king (or the weaker side) while the client walks: the game ends
+/// with tammi's GAMEEND (reason 2, a draw) exactly when the rules core says so.
+fn ends_by_the_count(fen: &str, tammi_plays: Color, reason: DrawReason, plies: usize) {
+    let mut seen = HashSet::new();
+    let (game, code, said) = dxp_game(fen, tammi_plays, |g| walk(g, &mut seen));
+    assert_eq!(game.outcome(), Some(Outcome::Draw(reason)), "{fen}");
+    assert_eq!(game.ply(), plies, "{fen}");
+    assert_eq!(code, 2, "GAMEEND reason: a draw");
+    assert_eq!(said, Outcome::Draw(reason).to_string());
+}
+
+#[test]
+fn dxp_games_end_by_the_fmjd_move_rules() {
+    // 5 moves each of two kings against a lone king; 16 moves each of three.
+    ends_by_the_count(
+        "W:WK46,K47:BK4",
+        Color::Black,
+        DrawReason::FewPieces {
+            pieces: 2,
+            moves: 5,
+        },
+        10,
+    );
+    ends_by_the_count(
+        "W:WK46,K47,K48:BK4",
+        Color::Black,
+        DrawReason::FewPieces {
+            pieces: 3,
+            moves: 16,
+        },
+        32,
+    );
+    // 25 moves each with kings only: tammi's king hemmed in by men that never move (no
+    // few-pieces ending, no exchange to reach one), the client's king touring.
+    ends_by_the_count(
+        "W:WK45:BK4,34,39,40,44",
+        Color::White,
+        DrawReason::MoveRule { moves: 25 },
+        50,
+    );
+}
+
+#[test]
+fn a_dxp_game_ends_by_threefold_repetition() {
+    // Tammi's king has one move at a time (45-50 and back, hemmed in by the black men);
+    // the client's king shuttles 4-9 and back: the start position stands for the third
+    // time after eight plies.
+    let (game, code, said) = dxp_game("W:WK45:BK4,34,39,40,44", Color::White, |g| {
+        let pos = *g.position();
+        let to = |n| Intl::bit_of_square(n).unwrap();
+        *g.legal_moves()
+            .iter()
+            .find(|m| {
+                (m.from as u32 == to(4) && m.to as u32 == to(9))
+                    || (m.from as u32 == to(9) && m.to as u32 == to(4))
+            })
+            .unwrap_or_else(|| panic!("no shuffle in {pos:?}"))
+    });
+    let threefold = Outcome::Draw(DrawReason::Repetition { times: 3 });
+    assert_eq!(game.outcome(), Some(threefold));
+    assert_eq!(game.ply(), 8);
+    assert_eq!(code, 2, "GAMEEND reason: a draw");
+    assert_eq!(said, "draw by threefold repetition");
 }

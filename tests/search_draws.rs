@@ -2,12 +2,11 @@
 //! the english 40-move rule, the international 25-move king rule and the FMJD 16- and
 //! 5-move endings, and known draws scored as exactly 0.
 
-use std::collections::HashSet;
+mod common;
 
-use tammi::notation::{format_hub_move, parse_position};
-use tammi::rules::{Bits, Board, Variant};
+use common::draws::king_walk;
+use tammi::rules::Variant;
 use tammi::search::{Engine, EngineOptions, Limits, Score};
-use tammi::with_board;
 
 fn engine() -> Engine {
     Engine::new(EngineOptions {
@@ -26,41 +25,6 @@ fn score(variant: Variant, fen: &str, moves: &[String], depth: u32) -> Score {
     e.think(Limits::depth(depth), |_| {})
         .score
         .expect("a move to search")
-}
-
-/// `plies` king moves from `fen` that never capture, never allow a capture and never
-/// repeat a position (so only the move counters can end the game), found by depth-first
-/// search. Hub form.
-fn king_walk(variant: Variant, fen: &str, plies: usize) -> Vec<String> {
-    fn dfs<P: Board>(pos: &P, left: usize, seen: &mut HashSet<u64>, out: &mut Vec<String>) -> bool {
-        if left == 0 {
-            return true;
-        }
-        let mut legal = Vec::new();
-        pos.generate(&mut legal);
-        for m in &legal {
-            if m.is_capture() || !pos.kings().has(m.from as u32) {
-                continue;
-            }
-            let child = pos.play(m);
-            if child.has_capture() || !seen.insert(Board::hash(&child)) {
-                continue;
-            }
-            out.push(format_hub_move::<P>(m));
-            if dfs(&child, left - 1, seen, out) {
-                return true;
-            }
-            out.pop();
-        }
-        false
-    }
-    with_board!(variant, P => {
-        let pos: P = parse_position(fen).unwrap();
-        let mut seen = HashSet::from([Board::hash(&pos)]);
-        let mut out = Vec::new();
-        assert!(dfs(&pos, plies, &mut seen, &mut out), "no walk of {plies} plies from {fen}");
-        out
-    })
 }
 
 fn is_draw(s: Score) -> bool {

@@ -6,10 +6,10 @@ mod common;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use common::{Rng, random_positions};
+use tammi::rules::game::key_after;
 use tammi::rules::{
     Board, Brazilian, Canadian, English, International, Position, Russian, TurkishPosition,
 };
-use tammi::search::game::key_after;
 use tammi::search::tt::{Bound, PackedMove, TranspositionTable};
 
 /// Threads store entries for many positions into a table so small that they all fight

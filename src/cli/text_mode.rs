@@ -9,7 +9,7 @@ use crate::notation::{
     echo, format_hub_move, format_move, format_route, parse_move, parse_position, square_name,
     write_fen,
 };
-use crate::rules::{Bits, Board, Color, Notation, Variant, outcome};
+use crate::rules::{Bits, Board, Color, Notation, Variant};
 use crate::search::engine::{Engine, Info};
 use crate::search::limits::Limits;
 use crate::with_board;
@@ -74,23 +74,28 @@ pub fn run(input: &mut dyn BufRead, out: &mut dyn Write) -> anyhow::Result<i32> 
     }
 }
 
+/// The game on the board (the rules core's: history, draw rules, outcome) and the
+/// notation it is shown in.
 struct Game<P: Board> {
-    start: P,
-    moves: Vec<crate::rules::Move<P::B>>,
+    game: crate::rules::Game<P>,
     notation: Notation,
 }
 
 impl<P: Board> Game<P> {
     fn position(&self) -> P {
-        self.moves.iter().fold(self.start, |p, m| p.play(m))
+        *self.game.position()
     }
     fn legal(&self) -> Vec<crate::rules::Move<P::B>> {
-        let mut list = Vec::new();
-        self.position().generate(&mut list);
-        list
+        self.game.legal_moves()
     }
     fn hub_moves(&self) -> Vec<String> {
-        self.moves.iter().map(format_hub_move::<P>).collect()
+        self.game.moves().iter().map(format_hub_move::<P>).collect()
+    }
+    /// Why no move can be played, if the game is over by the rules.
+    fn over(&self) -> Option<String> {
+        self.game
+            .outcome()
+            .map(|o| format!("the game is over ({o}): undo, new or fen to go on"))
     }
 }
 
@@ -112,8 +117,7 @@ fn session<P: Board>(
         None => P::start(),
     };
     let mut game = Game::<P> {
-        start,
-        moves: Vec::new(),
+        game: crate::rules::Game::new(start),
         notation: P::VARIANT.default_notation(),
     };
     writeln!(out, "{} draughts", P::VARIANT)?;
@@ -151,7 +155,7 @@ fn session<P: Board>(
                 writeln!(out, "{} legal: {}", names.len(), names.join(" "))?;
             }
             "undo" => {
-                if game.moves.pop().is_none() {
+                if game.game.undo().is_none() {
                     writeln!(out, "nothing to undo")?;
                 } else {
                     show(out, &game)?;
@@ -177,8 +181,7 @@ fn session<P: Board>(
                     let text = line.trim()[3..].trim();
                     match parse_position::<P>(text) {
                         Ok(p) => {
-                            game.start = p;
-                            game.moves.clear();
+                            game.game = crate::rules::Game::new(p);
                             show(out, &game)?;
                         }
                         Err(e) => writeln!(out, "error: {e}")?,
@@ -211,14 +214,14 @@ fn session<P: Board>(
                 }
             }
             "go" | "analyze" | "analyse" => {
-                if game.legal().is_empty() {
-                    writeln!(out, "the game is over")?;
+                if let Some(why) = game.over() {
+                    writeln!(out, "{why}")?;
                     continue;
                 }
                 let analyse = lower != "go";
                 if let Err(e) = engine.set_position(
                     P::VARIANT,
-                    &write_fen(&game.start, Notation::Numeric),
+                    &write_fen(game.game.start(), Notation::Numeric),
                     &game.hub_moves(),
                 ) {
                     writeln!(out, "error: {e}")?;
@@ -285,8 +288,7 @@ fn session<P: Board>(
                                 "tammi plays {}",
                                 format_route(&pos, &mv, game.notation)
                             )?;
-                            game.moves.push(mv);
-                            show(out, &game)?;
+                            play(out, &mut game, &mv)?;
                         }
                         Err(e) => writeln!(out, "error: engine move {best}: {e}")?,
                     }
@@ -298,8 +300,8 @@ fn session<P: Board>(
             _ => {
                 let pos = game.position();
                 let legal = game.legal();
-                if legal.is_empty() {
-                    writeln!(out, "the game is over")?;
+                if let Some(why) = game.over() {
+                    writeln!(out, "{why}")?;
                     continue;
                 }
                 let text = line.trim();
@@ -314,14 +316,23 @@ fn session<P: Board>(
                     continue;
                 }
                 match parse_move(&pos, text, &legal) {
-                    Ok(mv) => {
-                        game.moves.push(mv);
-                        show(out, &game)?;
-                    }
+                    Ok(mv) => play(out, &mut game, &mv)?,
                     Err(e) => writeln!(out, "{e} — type help for the commands")?,
                 }
             }
         }
+    }
+}
+
+/// Play `mv` (one of the legal moves) and show the board, or say why it cannot be played.
+fn play<P: Board>(
+    out: &mut dyn Write,
+    game: &mut Game<P>,
+    mv: &crate::rules::Move<P::B>,
+) -> std::io::Result<()> {
+    match game.game.play(mv) {
+        Ok(()) => show(out, game),
+        Err(e) => writeln!(out, "error: {e}"),
     }
 }
 
@@ -349,17 +360,17 @@ fn level(command: &str, arg: Option<&str>) -> Result<Limits, String> {
 
 /// The move list in pairs, `1. c3-d4 d6-c5`, captures with every landing square.
 fn move_pairs<P: Board>(game: &Game<P>) -> String {
-    if game.moves.is_empty() {
+    if game.game.moves().is_empty() {
         return "no moves yet".into();
     }
     let first = P::VARIANT.first_to_move();
-    let mut pos = game.start;
+    let mut pos = *game.game.start();
     let mut text = String::new();
     let mut number = 1;
     if pos.side() != first {
         text.push_str("1. ...");
     }
-    for mv in &game.moves {
+    for mv in game.game.moves() {
         let name = format_route(&pos, mv, game.notation);
         if pos.side() == first {
             if !text.is_empty() {
@@ -422,10 +433,8 @@ fn show<P: Board>(out: &mut dyn Write, game: &Game<P>) -> std::io::Result<()> {
     let pos = game.position();
     writeln!(out, "{}", diagram(&pos, game.notation))?;
     let legal = game.legal();
-    let has = !legal.is_empty();
-    match outcome(&pos, has) {
-        Some(crate::rules::Outcome::Win(c)) => writeln!(out, "game over: {} wins", c.name()),
-        Some(crate::rules::Outcome::Draw) => writeln!(out, "game over: draw"),
+    match game.game.outcome() {
+        Some(o) => writeln!(out, "game over: {o}"),
         None => {
             let side = if pos.side() == Color::White {
                 "White"

@@ -22,9 +22,8 @@ use super::rules_tools::parse_variant;
 use crate::eval::{Evaluate, Evaluator, Weights};
 use crate::matches::openings::english_ballots;
 use crate::notation::{format_hub_move, parse_move, parse_position, write_fen};
-use crate::rules::{Board, Color, Notation, Outcome, Variant, outcome};
+use crate::rules::{Board, Color, Game, Notation, Outcome, Variant};
 use crate::search::engine::Engine;
-use crate::search::game::{Counters, drawn_by_counters, repeated};
 use crate::search::limits::{EngineOptions, Limits};
 use crate::search::search::MAX_DEPTH;
 use crate::with_board;
@@ -396,12 +395,7 @@ fn play_game<P: Board>(
     a: &GamesArgs,
 ) -> Result<GameData, String> {
     let start: P = parse_position(start_fen).map_err(|e| e.to_string())?;
-    let rules = P::VARIANT.draw_rules();
-    let mut pos = start;
-    let mut counters = Counters::default();
-    let mut keys: Vec<u64> = Vec::new();
-    let mut moves: Vec<String> = Vec::new();
-    let mut legal = Vec::new();
+    let mut game = Game::new(start);
     let mut scratch = Vec::new();
     let mut fens = Vec::new();
     // The engine gets the position after the last capture or promotion and the moves
@@ -412,29 +406,15 @@ fn play_game<P: Board>(
     engine.new_game();
     let book = opening.len() + a.random_plies;
     let result = loop {
-        pos.generate(&mut legal);
-        if let Some(o) = outcome(&pos, !legal.is_empty()) {
-            break match o {
-                Outcome::Win(Color::White) => 1.0,
-                Outcome::Win(Color::Black) => 0.0,
-                Outcome::Draw => 0.5,
-            };
+        match game.outcome() {
+            Some(Outcome::Win(Color::White)) => break 1.0,
+            Some(Outcome::Win(Color::Black)) => break 0.0,
+            Some(Outcome::Draw(_)) => break 0.5,
+            None if game.ply() >= a.max_plies => break 0.5,
+            None => {}
         }
-        if repeated(
-            &keys,
-            Board::hash(&pos),
-            counters,
-            keys.len(),
-            rules.repetitions,
-        ) || rules
-            .reversible_plies
-            .is_some_and(|n| counters.reversible >= n)
-            || drawn_by_counters(&pos, counters, &rules)
-            || moves.len() >= a.max_plies
-        {
-            break 0.5;
-        }
-        let ply = moves.len();
+        let (pos, legal) = (*game.position(), game.legal_moves());
+        let ply = game.ply();
         let mv = if ply < opening.len() {
             parse_move(&pos, &opening[ply], &legal).map_err(|e| e.to_string())?
         } else if ply < book {
@@ -448,16 +428,9 @@ fn play_game<P: Board>(
             let best = done.best.ok_or("the engine gave no move")?;
             parse_move(&pos, &best, &legal).map_err(|e| format!("engine move {best}: {e}"))?
         };
-        counters = counters.after(&pos, &mv);
-        if counters.reversible == 0 {
-            keys.clear();
-        } else {
-            keys.push(Board::hash(&pos));
-        }
-        moves.push(format_hub_move::<P>(&mv));
-        pos = pos.play(&mv);
-        if counters.material == 0 {
-            anchor = write_fen(&pos, Notation::Numeric);
+        game.play(&mv).map_err(|e| e.to_string())?;
+        if game.counters().material == 0 {
+            anchor = write_fen(game.position(), Notation::Numeric);
             since.clear();
         } else {
             since.push(format_hub_move::<P>(&mv));

@@ -14,6 +14,8 @@ use super::message::{
 };
 use crate::notation::{format_hub_move, parse_position, write_fen};
 use crate::rules::{Bits, Board, Color, International, Move, Outcome, Position, Variant};
+
+type RulesGame = crate::rules::Game<Pos>;
 use crate::search::engine::Engine;
 use crate::search::limits::Limits;
 
@@ -130,17 +132,24 @@ pub struct GameEnd {
 
 /// A game in progress.
 struct Game {
-    start: Pos,
-    moves: Vec<Move<u64>>,
+    /// The moves and the position, with the draw rules' history (the rules core's game).
+    game: RulesGame,
     ours: Color,
     minutes: u16,
     moves_per_control: u16,
     used: Duration,
 }
 
+/// How a game ends: the GAMEEND reason, the result for tammi, and what to log.
+struct Ending {
+    reason: u8,
+    result: GameResult,
+    why: String,
+}
+
 impl Game {
     fn position(&self) -> Pos {
-        self.moves.iter().fold(self.start, |p, m| p.play(m))
+        *self.game.position()
     }
 
     fn limits(&self, player: &Player) -> Limits {
@@ -154,7 +163,7 @@ impl Game {
         let left = total
             .saturating_sub(self.used)
             .max(Duration::from_millis(50));
-        let ours_played = self.moves.len() as u32 / 2;
+        let ours_played = self.game.ply() as u32 / 2;
         let to_go = match self.moves_per_control {
             0 => None,
             n => Some(n as u32 - ours_played % n as u32),
@@ -162,33 +171,36 @@ impl Game {
         Limits::clock(left, Duration::ZERO, to_go)
     }
 
-    /// A draw by the FMJD rules the side to move may claim, or by the move limit.
-    fn drawn(&self, max_moves: u32) -> Option<String> {
-        if self.moves.len() as u32 >= 2 * max_moves {
-            return Some(format!("move limit of {max_moves} moves reached"));
+    /// The end of the game, if the rules end it (a win, or a draw by the FMJD rules:
+    /// threefold repetition, 25 moves with kings only, the 16- and 5-move endings) or
+    /// the local move limit does; whoever is to move.
+    fn ending(&self, max_moves: u32) -> Option<Ending> {
+        let end = |reason, result, why: String| {
+            Some(Ending {
+                reason,
+                result,
+                why,
+            })
+        };
+        match self.game.outcome() {
+            Some(Outcome::Win(c)) if c == self.ours => end(
+                END_WIN,
+                GameResult::Win,
+                format!("{}: tammi wins", c.name()),
+            ),
+            Some(Outcome::Win(c)) => end(
+                END_RESIGN,
+                GameResult::Loss,
+                format!("{} wins: tammi loses", c.name()),
+            ),
+            Some(o @ Outcome::Draw(_)) => end(END_DRAW, GameResult::Draw, o.to_string()),
+            None if self.game.ply() as u32 >= 2 * max_moves => end(
+                END_DRAW,
+                GameResult::Draw,
+                format!("draw: move limit of {max_moves} moves reached"),
+            ),
+            None => None,
         }
-        let mut pos = self.start;
-        let mut seen = vec![pos];
-        let mut quiet = 0;
-        for m in &self.moves {
-            let king_move = pos.kings().has(m.from as u32);
-            pos = pos.play(m);
-            if m.is_capture() || !king_move {
-                quiet = 0;
-                seen.clear();
-            } else {
-                quiet += 1;
-            }
-            seen.push(pos);
-        }
-        let now = seen.last().copied();
-        if now.is_some_and(|p| seen.iter().filter(|q| **q == p).count() >= 3) {
-            return Some("threefold repetition".into());
-        }
-        if quiet >= 50 {
-            return Some("25 moves each with only kings".into());
-        }
-        None
     }
 }
 
@@ -264,8 +276,7 @@ pub fn play_game(
     last_game: bool,
 ) -> GameEnd {
     let mut game = Game {
-        start,
-        moves: Vec::new(),
+        game: RulesGame::new(start),
         ours,
         minutes,
         moves_per_control,
@@ -274,31 +285,21 @@ pub fn play_game(
     let stop_code = u8::from(last_game);
     loop {
         let pos = game.position();
-        let mut legal = Vec::new();
-        pos.generate(&mut legal);
-        if pos.side() == game.ours {
-            let end = |reason: u8, why: &str, conn: &mut Connection, player: &mut Player| {
-                (player.log)(&format!("game over: {why}"));
-                let _ = conn.send(&Message::GameEnd {
-                    reason,
-                    stop: stop_code,
-                });
-                await_confirmation(conn, player, stop_code)
+        let legal = game.game.legal_moves();
+        if let Some(e) = game.ending(player.max_moves) {
+            // The rules have ended the game, after either side's move: say so at once.
+            (player.log)(&format!("game over: {}", e.why));
+            let _ = conn.send(&Message::GameEnd {
+                reason: e.reason,
+                stop: stop_code,
+            });
+            let end = await_confirmation(conn, player, stop_code);
+            return GameEnd {
+                result: e.result,
+                ..end
             };
-            if legal.is_empty() {
-                let e = end(END_RESIGN, "no legal move: tammi loses", conn, player);
-                return GameEnd {
-                    result: GameResult::Loss,
-                    ..e
-                };
-            }
-            if let Some(why) = game.drawn(player.max_moves) {
-                let e = end(END_DRAW, &format!("draw ({why})"), conn, player);
-                return GameEnd {
-                    result: GameResult::Draw,
-                    ..e
-                };
-            }
+        }
+        if pos.side() == game.ours {
             let t = Instant::now();
             let mv = if legal.len() == 1 {
                 legal[0]
@@ -315,7 +316,9 @@ pub fn play_game(
                     closed: true,
                 };
             }
-            game.moves.push(mv);
+            game.game
+                .play(&mv)
+                .expect("a legal move of a game not over");
             continue;
         }
         match conn.receive() {
@@ -336,7 +339,7 @@ pub fn play_game(
             }) => match match_move(&pos, from, to, &captured) {
                 Ok(m) => {
                     (player.log)(&format!("opponent plays {}", format_hub_move::<Pos>(&m)));
-                    game.moves.push(m);
+                    game.game.play(&m).expect("a legal move of a game not over");
                 }
                 Err(e) => {
                     (player.log)(&e);
@@ -363,10 +366,11 @@ pub fn play_game(
                     END_DRAW => GameResult::Draw,
                     END_WIN => GameResult::Loss,
                     // No reason given: judge by the rules where they decide.
-                    _ => match crate::rules::outcome(&pos, !legal.is_empty()) {
+                    _ => match game.game.outcome() {
                         Some(Outcome::Win(c)) if c == game.ours => GameResult::Win,
                         Some(Outcome::Win(_)) => GameResult::Loss,
-                        _ => GameResult::Unfinished,
+                        Some(Outcome::Draw(_)) => GameResult::Draw,
+                        None => GameResult::Unfinished,
                     },
                 };
                 (player.log)(&format!(
@@ -386,7 +390,9 @@ pub fn play_game(
                 let ply = back_ply(&game, move_number, to_move);
                 match ply {
                     Some(p) => {
-                        game.moves.truncate(p);
+                        while game.game.ply() > p {
+                            game.game.undo();
+                        }
                         let _ = conn.send(&Message::BackAccept { code: 0 });
                         (player.log)(&format!("took back to move {move_number}"));
                     }
@@ -410,16 +416,21 @@ fn back_ply(game: &Game, number: u16, to_move: DxpColor) -> Option<usize> {
     if number == 0 {
         return None;
     }
-    let first_black = game.start.side() == Color::Black;
+    let first_black = game.game.start().side() == Color::Black;
     let offset = usize::from(first_black);
     let ply = (number as usize - 1) * 2 + usize::from(to_move == DxpColor::Black);
     let ply = ply.checked_sub(offset)?;
-    (ply <= game.moves.len()).then_some(ply)
+    (ply <= game.game.ply()).then_some(ply)
 }
 
 fn think(player: &mut Player, game: &Game, legal: &[Move<u64>]) -> Move<u64> {
-    let moves: Vec<String> = game.moves.iter().map(format_hub_move::<Pos>).collect();
-    let fen = write_fen(&game.start, crate::rules::Notation::Numeric);
+    let moves: Vec<String> = game
+        .game
+        .moves()
+        .iter()
+        .map(format_hub_move::<Pos>)
+        .collect();
+    let fen = write_fen(game.game.start(), crate::rules::Notation::Numeric);
     if player
         .engine
         .set_position(Variant::International, &fen, &moves)

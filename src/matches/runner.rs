@@ -26,8 +26,7 @@ use super::openings::Opening;
 use super::stats::{Pentanomial, Sprt, SprtVerdict, Wdl};
 use crate::notation::{format_hub_move, parse_move, parse_position, write_hub_position};
 use crate::pdn::{self, Game, Line, PdnMove, Pos, Tag, WriteOptions};
-use crate::rules::{Board, Color, Move, Outcome, Variant, outcome};
-use crate::search::game::{Counters, drawn_by_counters, repeated};
+use crate::rules::{Board, Color, DrawReason, Move, Outcome, Variant};
 use crate::with_board;
 
 /// The fixed part of the time-forfeit margin (`--time-margin`): pipes, process
@@ -686,26 +685,30 @@ impl ClockState {
     }
 }
 
-/// The position and what the draw rules need to know about how it was reached.
+/// The game (the referee's: every move checked, the end decided by the rules) and its
+/// moves as sent to the engines.
 struct GameState<P: Board> {
-    pos: P,
-    counters: Counters,
-    /// Keys of the positions since the last irreversible move, before `pos`.
-    keys: Vec<u64>,
+    game: crate::rules::Game<P>,
     moves: Vec<String>,
 }
 
 impl<P: Board> GameState<P> {
+    /// Play `mv`, taken from the position's legal moves.
     fn play(&mut self, mv: &Move<P::B>) {
-        self.counters = self.counters.after(&self.pos, mv);
-        if self.counters.reversible == 0 {
-            // Nothing before an irreversible move can occur again.
-            self.keys.clear();
-        } else {
-            self.keys.push(Board::hash(&self.pos));
-        }
+        self.game
+            .play(mv)
+            .expect("the referee plays only legal moves of a game not over");
         self.moves.push(format_hub_move::<P>(mv));
-        self.pos = self.pos.play(mv);
+    }
+}
+
+/// The ending of a game the rules have ended.
+fn rules_ending(o: Outcome) -> (Option<Color>, Ending, Option<String>) {
+    match o {
+        Outcome::Win(c) => (Some(c), Ending::Normal, None),
+        Outcome::Draw(DrawReason::Repetition { .. }) => (None, Ending::Repetition, None),
+        Outcome::Draw(DrawReason::MoveRule { moves }) => (None, Ending::MoveRule(moves), None),
+        Outcome::Draw(DrawReason::FewPieces { .. }) => (None, Ending::FewPieces, None),
     }
 }
 
@@ -733,17 +736,13 @@ fn play_game<P: Board>(
 ) -> GameRecord {
     let start: P = parse_position(&opening.start).expect("openings are checked when loaded");
     let start_hub = write_hub_position(&start);
-    let rules = P::VARIANT.draw_rules();
     let mut g = GameState {
-        pos: start,
-        counters: Counters::default(),
-        keys: Vec::new(),
+        game: crate::rules::Game::new(start),
         moves: Vec::new(),
     };
-    let mut legal = Vec::new();
     for text in &opening.moves {
-        g.pos.generate(&mut legal);
-        let mv = parse_move(&g.pos, text, &legal).expect("openings are checked when loaded");
+        let mv = parse_move(g.game.position(), text, &g.game.legal_moves())
+            .expect("openings are checked when loaded");
         g.play(&mv);
     }
     let engine_of = |c: Color| if c == Color::White { white } else { 1 - white };
@@ -751,30 +750,10 @@ fn play_game<P: Board>(
     // Scores of the engines' moves from White's view; forced moves often come without one.
     let mut scores: Vec<f64> = Vec::new();
     let (winner, ending, detail) = loop {
-        g.pos.generate(&mut legal);
-        if let Some(o) = outcome(&g.pos, !legal.is_empty()) {
-            break match o {
-                Outcome::Win(c) => (Some(c), Ending::Normal, None),
-                Outcome::Draw => (None, Ending::Normal, None),
-            };
+        if let Some(o) = g.game.outcome() {
+            break rules_ending(o);
         }
-        if repeated(
-            &g.keys,
-            Board::hash(&g.pos),
-            g.counters,
-            g.keys.len(),
-            rules.repetitions,
-        ) {
-            break (None, Ending::Repetition, None);
-        }
-        if let Some(n) = rules.reversible_plies
-            && g.counters.reversible >= n
-        {
-            break (None, Ending::MoveRule(n / 2), None);
-        }
-        if drawn_by_counters(&g.pos, g.counters, &rules) {
-            break (None, Ending::FewPieces, None);
-        }
+        let legal = g.game.legal_moves();
         if g.moves.len() >= cfg.max_plies {
             break (None, Ending::MaxPlies, None);
         }
@@ -797,7 +776,7 @@ fn play_game<P: Board>(
                 break (Some(Color::Black), Ending::WinScore, None);
             }
         }
-        let side = g.pos.side();
+        let side = g.game.position().side();
         let e = engine_of(side);
         let (levels, allowed) = clocks[e].before_move(&cfg.tc, cfg.move_timeout);
         let margin = cfg.margin + allowed.mul_f64(MARGIN_SHARE);
@@ -853,7 +832,7 @@ fn play_game<P: Board>(
                         )),
                     );
                 }
-                let mv = match parse_move(&g.pos, &mv, &legal) {
+                let mv = match parse_move(g.game.position(), &mv, &legal) {
                     Ok(m) => m,
                     Err(why) => {
                         break fault_ending(side, e, Fault::IllegalMove, format!("{why}{said}"));

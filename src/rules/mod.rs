@@ -1,4 +1,5 @@
-//! The rules core: bitboards, geometry, variants, positions, move generation.
+//! The rules core: bitboards, geometry, variants, positions, move generation, and the
+//! game (history, draw rules, outcome) in [`game`].
 //!
 //! Everything here is exact and allocation-free on the hot paths; no `unsafe`.
 
@@ -6,6 +7,7 @@ pub mod bits;
 pub mod board;
 pub mod capture;
 pub mod diagonal;
+pub mod game;
 pub mod geometry;
 pub mod outcome;
 pub mod turkish;
@@ -15,6 +17,7 @@ pub mod zobrist;
 pub use bits::Bits;
 pub use board::{Board, Move, MoveList, Setup, SetupError};
 pub use diagonal::Position;
+pub use game::{Counters, DrawReason, Game, PlayError};
 pub use outcome::{Outcome, outcome};
 pub use turkish::TurkishPosition;
 pub use variant::{

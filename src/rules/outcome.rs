@@ -1,15 +1,30 @@
 //! Game end: who has won when the side to move has no legal move (or, in breakthrough,
-//! when a king has been crowned). Draw rules live in [`DrawRules`](super::DrawRules) and
-//! are applied by whoever keeps the game's history.
+//! when a king has been crowned). Draws need the game's history: the variant's
+//! [`DrawRules`](super::DrawRules) are applied by [`super::game`].
+
+use std::fmt;
 
 use super::bits::Bits;
 use super::board::Board;
+use super::game::DrawReason;
 use super::variant::{Color, Goal};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Outcome {
     Win(Color),
-    Draw,
+    /// Drawn by the variant's rules ([`super::game::drawn`]).
+    Draw(DrawReason),
+}
+
+impl fmt::Display for Outcome {
+    /// "white wins", "draw by threefold repetition", "draw: 25 moves with kings only".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Win(c) => write!(f, "{} wins", c.name()),
+            Outcome::Draw(r @ DrawReason::Repetition { .. }) => write!(f, "draw by {r}"),
+            Outcome::Draw(r) => write!(f, "draw: {r}"),
+        }
+    }
 }
 
 /// The result of the game if it is over in `pos`; `has_moves` says whether the side to

@@ -16,10 +16,9 @@ use crate::eval::{Evaluate, Evaluator};
 use crate::notation::{
     format_hub_move, format_move, parse_move, parse_position, write_fen, write_hub_position,
 };
-use crate::rules::{Bits, Board, Move, Notation, Variant, outcome};
+use crate::rules::{Bits, Board, Game, Move, Notation, Variant, outcome};
 use crate::with_board;
 
-use super::game::Counters;
 use super::limits::{EngineOptions, Limits};
 use super::search::{
     Control, EGDB_EVAL_RANGE, EGDB_WIN, Iteration, MATE, MATE_BOUND, RootMove, SearchShared,
@@ -168,38 +167,28 @@ trait AnyGame: Send + Sync {
 
 /// The position to search, how the game reached it, and the variant's evaluation.
 struct GameState<P: Evaluate> {
+    game: Game<P>,
+    /// The current position (`game.position()`, kept at hand).
     pos: P,
-    /// Keys of the positions before `pos` since the last irreversible move.
-    history: Vec<u64>,
-    counters: Counters,
     eval: Evaluator<P>,
 }
 
 impl<P: Evaluate> GameState<P> {
     /// Parse `position` and play `moves` from it; the error names the bad part.
     fn new(position: &str, moves: &[String]) -> Result<Self, String> {
-        let mut pos: P = parse_position(position)
+        let start: P = parse_position(position)
             .map_err(|e| format!("invalid {} position '{position}': {e}", P::VARIANT))?;
-        let mut history = Vec::new();
-        let mut counters = Counters::default();
-        let mut legal = Vec::new();
+        let mut game = Game::new(start);
         for (i, text) in moves.iter().enumerate() {
-            pos.generate(&mut legal);
-            let mv = parse_move(&pos, text, &legal)
-                .map_err(|e| format!("move {} of {} ('{text}'): {e}", i + 1, moves.len()))?;
-            counters = counters.after(&pos, &mv);
-            if counters.reversible == 0 {
-                // Nothing before an irreversible move can occur again.
-                history.clear();
-            } else {
-                history.push(Board::hash(&pos));
-            }
-            pos = pos.play(&mv);
+            let at = |e: &dyn std::fmt::Display| {
+                format!("move {} of {} ('{text}'): {e}", i + 1, moves.len())
+            };
+            let mv = parse_move(game.position(), text, &game.legal_moves()).map_err(|e| at(&e))?;
+            game.play(&mv).map_err(|e| at(&e))?;
         }
         Ok(GameState {
-            pos,
-            history,
-            counters,
+            pos: *game.position(),
+            game,
             eval: Evaluator::new(),
         })
     }
@@ -339,8 +328,8 @@ impl<P: Evaluate> AnyGame for GameState<P> {
                 &shared,
                 id,
                 self.pos,
-                self.counters,
-                &self.history,
+                self.game.counters(),
+                self.game.history(),
                 &legal,
             )
             .with_egdb(egdb)

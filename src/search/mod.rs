@@ -1,18 +1,16 @@
 //! The thinking engine: the [`Engine`] API, the search, the transposition table, move
 //! ordering, time management and the benchmark.
 //!
-//! - [`engine`]: positions with their history, options, searches on their own threads,
+//! - [`engine`]: positions with their history (a [`crate::rules::Game`]), options, searches on their own threads,
 //!   answers through callbacks (what the Hub adapter and the command line call).
 //! - [`search`]: iterative deepening, PVS, quiescence, pruning (one thread).
 //! - [`tt`]: the lock-free transposition table shared by the threads.
 //! - [`ordering`], [`history`]: which move to try first.
-//! - [`game`]: keys, draw counters and draw rules along the game and the search path.
 //! - [`limits`], [`time`]: what a search may spend, and how the clock is shared out.
 //! - [`bench`]: the fixed positions whose node count is the search's signature.
 
 pub mod bench;
 pub mod engine;
-pub mod game;
 pub mod history;
 pub mod limits;
 pub mod ordering;

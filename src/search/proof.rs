@@ -315,6 +315,12 @@ impl<P: Board> Prover<P> {
         earlier + 1 >= times
     }
 
+    /// Whether the last position of the path, `pos`, is drawn by the rules (the prover's
+    /// own copy of them; checked against [`crate::rules::Game::outcome`] by the tests).
+    fn drawn(&self, pos: &P, counters: Counters) -> bool {
+        self.repeated(counters.reversible) || drawn_by_counters(pos, counters, &self.rules)
+    }
+
     /// Fail-soft negamax over the tree described in the module documentation; the value of
     /// the last position of the path, from its side to move. `ply` = the path length − 1.
     fn search(&mut self, depth: i32, mut alpha: i32, beta: i32, counters: Counters) -> i32 {
@@ -324,7 +330,7 @@ impl<P: Board> Prover<P> {
         }
         let ply = self.path.len() - 1;
         let pos = self.path[ply];
-        if self.repeated(counters.reversible) || drawn_by_counters(&pos, counters, &self.rules) {
+        if self.drawn(&pos, counters) {
             return self.draw(&pos);
         }
         if self.lists.len() <= ply {
@@ -340,7 +346,7 @@ impl<P: Board> Prover<P> {
             return match o {
                 Outcome::Win(c) if c == pos.side() => won,
                 Outcome::Win(_) => -won,
-                Outcome::Draw => self.draw(&pos),
+                Outcome::Draw(_) => self.draw(&pos),
             };
         }
         let capture = moves[0].is_capture();
@@ -632,6 +638,126 @@ mod tests {
             material: 0,
         };
         assert!(drawn_by_counters(&en, r, &rules));
+    }
+
+    /// Random games, from the start and from random few-piece positions (where the
+    /// draw rules fire often): at every position the prover's draw rules and game end
+    /// agree with [`crate::rules::Game::outcome`]. Returns the positions compared and
+    /// how many ended by each rule kind (repetition, move rule, few pieces).
+    fn agree_with_game<P: Board>(games: usize, seed: u64) -> (usize, [usize; 3]) {
+        use crate::rules::{DrawReason, Game, Setup};
+        let mut state = seed | 1;
+        let mut rand = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let (mut positions, mut ends) = (0, [0; 3]);
+        for g in 0..games {
+            let start = if g % 4 == 0 {
+                P::start()
+            } else {
+                // One to four pieces a side, mostly kings, on random squares.
+                let mut squares: Vec<u32> = (1..=P::square_count()).collect();
+                let mut setup = Setup {
+                    side: if rand(2) == 0 {
+                        Color::White
+                    } else {
+                        Color::Black
+                    },
+                    white: Vec::new(),
+                    black: Vec::new(),
+                };
+                for side in 0..2 {
+                    for _ in 0..1 + rand(4) {
+                        let sq = squares.swap_remove(rand(squares.len()));
+                        let piece = (P::bit_of_square(sq).unwrap(), rand(4) != 0);
+                        if side == 0 {
+                            &mut setup.white
+                        } else {
+                            &mut setup.black
+                        }
+                        .push(piece);
+                    }
+                }
+                match P::from_setup(&setup) {
+                    Ok(p) => p,
+                    Err(_) => continue,
+                }
+            };
+            let mut game = Game::new(start);
+            let mut prover = Prover::new(&start, KING);
+            let mut counters = Counters::default();
+            for _ in 0..300 {
+                let pos = *game.position();
+                let legal = legal(&pos);
+                let theirs = if prover.drawn(&pos, counters) {
+                    Some(None)
+                } else {
+                    outcome(&pos, !legal.is_empty()).map(|o| match o {
+                        Outcome::Win(c) => Some(c),
+                        Outcome::Draw(_) => None,
+                    })
+                };
+                let ours = game.outcome();
+                positions += 1;
+                let fen = crate::notation::write_fen(&pos, crate::rules::Notation::Numeric);
+                match ours {
+                    Some(Outcome::Win(c)) => assert_eq!(theirs, Some(Some(c)), "{fen}"),
+                    Some(Outcome::Draw(r)) => {
+                        assert_eq!(theirs, Some(None), "{fen}: {r}");
+                        ends[match r {
+                            DrawReason::Repetition { .. } => 0,
+                            DrawReason::MoveRule { .. } => 1,
+                            DrawReason::FewPieces { .. } => 2,
+                        }] += 1;
+                    }
+                    None => assert_eq!(theirs, None, "{fen} ply {}", game.ply()),
+                }
+                if ours.is_some() {
+                    break;
+                }
+                // In every other game, half the time a piece goes back where it came
+                // from (its side's last move undone), so that positions repeat.
+                let back = game.ply().checked_sub(2).map(|i| game.moves()[i]);
+                let undo = back.and_then(|b| {
+                    legal
+                        .iter()
+                        .find(|m| m.from == b.to && m.to == b.from && !m.is_capture())
+                });
+                // In others the kings walk without giving a capture where they can, so
+                // that the move rules run out.
+                let quiet: Vec<_> = legal
+                    .iter()
+                    .filter(|m| pos.kings().has(m.from as u32) && !pos.play(m).has_capture())
+                    .collect();
+                let mv = match undo {
+                    Some(m) if g % 4 == 1 && rand(2) == 0 => *m,
+                    _ if g % 4 == 3 && !quiet.is_empty() => *quiet[rand(quiet.len())],
+                    _ => legal[rand(legal.len())],
+                };
+                counters = counters.after(&pos, &mv);
+                game.play(&mv).unwrap();
+                prover.path.push(*game.position());
+            }
+        }
+        (positions, ends)
+    }
+
+    #[test]
+    fn the_prover_agrees_with_the_game_on_random_games() {
+        let (n, ends) = agree_with_game::<Intl>(400, 7);
+        assert!(n >= 5_000, "{n} positions");
+        assert!(ends.iter().all(|&e| e > 0), "{ends:?}");
+        let (n, ends) = agree_with_game::<Position<English>>(400, 8);
+        assert!(n >= 5_000 && ends[0] > 0 && ends[1] > 0, "{n} {ends:?}");
+        // Russian counts 15 moves for both rules: with kings only, the move rule comes
+        // first.
+        let (n, ends) = agree_with_game::<Position<crate::rules::Russian>>(300, 9);
+        assert!(n >= 3_000 && ends[0] > 0 && ends[1] > 0, "{n} {ends:?}");
+        let (n, _) = agree_with_game::<crate::rules::TurkishPosition>(200, 10);
+        assert!(n >= 2_000, "{n}");
     }
 
     #[test]

@@ -13,9 +13,9 @@ use once_cell::sync::Lazy;
 
 use crate::egdb::{Database, Wld};
 use crate::eval::{Evaluate, Evaluator};
+use crate::rules::game::{Counters, drawn, key_after};
 use crate::rules::{Bits, Board, Color, DrawRules, Move, MoveList, Outcome, outcome};
 
-use super::game::{Counters, drawn_by_counters, key_after, repeated};
 use super::history::History;
 use super::limits::Limits;
 use super::ordering::{Killers, add_killer, is_killer, pick_next, score_moves};
@@ -313,7 +313,7 @@ pub struct Iteration<'r, B> {
 #[inline(always)]
 fn game_end(o: Outcome, side: Color, ply: usize) -> i32 {
     match o {
-        Outcome::Draw => DRAW,
+        Outcome::Draw(_) => DRAW,
         Outcome::Win(c) if c == side => MATE - ply as i32,
         Outcome::Win(_) => -(MATE - ply as i32),
     }
@@ -821,9 +821,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
 
         // 3. Draws: a repetition or a draw counter at its limit ends the game before any
         //    move is made.
-        if drawn_by_counters(pos, c, &self.rules)
-            || repeated(&self.keys, key, c, self.root_index, self.rules.repetitions)
-        {
+        if drawn(pos, key, c, &self.keys, self.root_index, &self.rules).is_some() {
             return DRAW;
         }
         if ply >= MAX_PLY - 1 {
@@ -1093,10 +1091,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         }
         self.pv[ply].clear();
         self.seldepth = self.seldepth.max(ply);
-        if qply == 0
-            && (drawn_by_counters(pos, c, &self.rules)
-                || repeated(&self.keys, key, c, self.root_index, self.rules.repetitions))
-        {
+        if qply == 0 && drawn(pos, key, c, &self.keys, self.root_index, &self.rules).is_some() {
             return DRAW;
         }
         if ply >= MAX_PLY - 1 {

@@ -5,6 +5,7 @@ use tammi::notation::{format_move, parse_position};
 use tammi::rules::{Board, Notation, Variant};
 use tammi::with_board;
 
+pub mod draws;
 pub mod hub;
 
 /// The legal moves of `fen` in `variant`, written in `notation`, sorted.
