@@ -184,14 +184,17 @@ fn english_ballots_are_the_acf_deck() {
 /// "standard" list except ACF 26 (9-13 24-19 10-15), which that list keeps although it
 /// is barred (its "lost" list names ACF 13 twice instead).
 #[test]
+#[ignore = "needs pydraughts in .venv (made by .ci/differential/run.sh); run by .ci/run"]
 fn english_ballots_match_pydraughts() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let file =
         root.join(".venv/lib/python3.11/site-packages/draughts/ballot_files/3move_english.json");
-    let Ok(json) = std::fs::read_to_string(&file) else {
-        eprintln!("skipped: {} not found", file.display());
-        return;
-    };
+    let json = std::fs::read_to_string(&file).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (run .ci/differential/run.sh to make the venv)",
+            file.display()
+        )
+    });
     // The "standard" list is the second key; its entries look like "001 09-13 21-17 05-09".
     let standard = json
         .split("\"standard\"")
@@ -346,11 +349,14 @@ fn text(o: &Output) -> (String, String) {
     )
 }
 
-fn has_python() -> bool {
-    Command::new("python3")
+/// The broken engines of `.ci/broken_engines` are Python scripts: their tests are
+/// ignored by default and run by `.ci/run`, where they fail (never skip) without python3.
+fn needs_python() {
+    let found = Command::new("python3")
         .arg("--version")
         .output()
-        .is_ok_and(|o| o.status.success())
+        .is_ok_and(|o| o.status.success());
+    assert!(found, "these tests need python3 on the PATH");
 }
 
 fn broken(script: &str) -> String {
@@ -433,17 +439,41 @@ fn tammi_against_itself() {
         .output()
         .unwrap();
     assert!(check.status.success(), "{}", text(&check).0);
+}
+
+#[test]
+#[ignore = "needs pydraughts in .venv (made by .ci/differential/run.sh); run by .ci/run"]
+fn pydraughts_reads_the_match_pdn() {
+    let dir = tempdir("pydraughts");
+    let pdn = dir.join("games.pdn");
+    let engine = format!("{} hub", tammi());
+    let out = run_match(&[
+        "--engine",
+        &engine,
+        "--engine",
+        &engine,
+        "--variant",
+        "english",
+        "--games",
+        "2",
+        "--nodes",
+        "2000",
+        "--pdn",
+        pdn.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{:?}", text(&out));
     pydraughts_reads(&pdn);
 }
 
-/// pydraughts' PDN reader must read the file and replay every move (where the project's
-/// venv has pydraughts; .ci/pdn_interop.py does the same for the PDN fixtures).
+/// pydraughts' PDN reader must read the file and replay every move (.ci/pdn_interop.py
+/// does the same for the PDN fixtures).
 fn pydraughts_reads(pdn: &Path) {
     let python = root().join(".venv/bin/python");
-    if !python.exists() {
-        eprintln!("skipped the pydraughts check: no .venv");
-        return;
-    }
+    assert!(
+        python.exists(),
+        "{} not found (run .ci/differential/run.sh to make the venv)",
+        python.display()
+    );
     let script = r#"
 import sys
 from draughts import Board, Move
@@ -470,11 +500,9 @@ print(len(games))
 }
 
 #[test]
+#[ignore = "needs python3 (the broken engines are Python scripts); run by .ci/run"]
 fn an_illegal_move_loses() {
-    if !has_python() {
-        eprintln!("skipped: no python3");
-        return;
-    }
+    needs_python();
     let dir = tempdir("illegal");
     let pdn = dir.join("games.pdn");
     let out = run_match(&[
@@ -517,11 +545,9 @@ fn an_illegal_move_loses() {
 }
 
 #[test]
+#[ignore = "needs python3 (the broken engines are Python scripts); run by .ci/run"]
 fn an_engine_that_never_answers_is_killed_and_restarted() {
-    if !has_python() {
-        eprintln!("skipped: no python3");
-        return;
-    }
+    needs_python();
     let dir = tempdir("silent");
     let pdn = dir.join("games.pdn");
     let out = run_match(&[
@@ -557,11 +583,9 @@ fn an_engine_that_never_answers_is_killed_and_restarted() {
 }
 
 #[test]
+#[ignore = "needs python3 (the broken engines are Python scripts); run by .ci/run"]
 fn the_sprt_stops_the_match_once_it_decides() {
-    if !has_python() {
-        eprintln!("skipped: no python3");
-        return;
-    }
+    needs_python();
     // Winning every game, the ratio for elo1 = 100 against elo0 = 0 grows by 0.247 a
     // game and passes ln(0.95/0.05) = 2.944 at the 12th (worked out in Python).
     let out = run_match(&[
@@ -593,11 +617,9 @@ fn the_sprt_stops_the_match_once_it_decides() {
 }
 
 #[test]
+#[ignore = "needs python3 (the broken engines are Python scripts); run by .ci/run"]
 fn a_move_after_the_clock_runs_out_loses_on_time() {
-    if !has_python() {
-        eprintln!("skipped: no python3");
-        return;
-    }
+    needs_python();
     let dir = tempdir("late");
     let pdn = dir.join("games.pdn");
     let out = run_match(&[
@@ -628,11 +650,9 @@ fn a_move_after_the_clock_runs_out_loses_on_time() {
 }
 
 #[test]
+#[ignore = "needs python3 (the broken engines are Python scripts); run by .ci/run"]
 fn an_engine_that_crashes_in_mid_game_is_restarted() {
-    if !has_python() {
-        eprintln!("skipped: no python3");
-        return;
-    }
+    needs_python();
     let dir = tempdir("crash");
     let pdn = dir.join("games.pdn");
     let crasher = format!("{} --after 3 {} hub", broken("crash_mid_game.py"), tammi());
@@ -731,11 +751,9 @@ fn bad_set_ups_are_refused_before_any_game() {
 /// are answers. The engine gives the game up; it is neither killed as unresponsive after a
 /// `stop` nor scored for an illegal move, and it is not restarted.
 #[test]
+#[ignore = "needs python3 (the broken engines are Python scripts); run by .ci/run"]
 fn done_with_no_move_is_an_answer_that_gives_the_game_up() {
-    if !has_python() {
-        eprintln!("skipped: no python3");
-        return;
-    }
+    needs_python();
     for form in ["", " bare"] {
         let dir = tempdir(&format!("nomove{}", form.trim()));
         let pdn = dir.join("games.pdn");
