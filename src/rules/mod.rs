@@ -19,7 +19,8 @@ pub use outcome::{Outcome, outcome};
 pub use turkish::TurkishPosition;
 pub use variant::{
     ALL_VARIANTS, Brazilian, Breakthrough, Canadian, Color, DrawRules, English, Goal,
-    International, Killer, Losing, Notation, Rules, Russian, Variant,
+    International, Killer, Layout, Losing, Notation, Rules, Russian, Switches, Variant,
+    VariantFacts,
 };
 
 /// Run `$body` with `$P` bound to the board type of `$variant` (type erasure at the edges:
