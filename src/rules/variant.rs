@@ -556,123 +556,31 @@ mod tests {
     fn the_table_holds_what_tammi_played_before() {
         use Variant as V;
         let row = |v: V| {
-            (
+            format!(
+                "{} {} {} {} {} {:?} {:?}",
                 v.name(),
                 v.hub_name(),
                 v.pdn_game_type(),
                 v.width(),
                 v.squares(),
                 v.first_to_move(),
-                v.default_notation(),
+                v.default_notation()
             )
         };
+        let rows: Vec<String> = ALL_VARIANTS.into_iter().map(row).collect();
         assert_eq!(
-            row(V::English),
-            (
-                "english",
-                "english",
-                21,
-                8,
-                32,
-                Color::Black,
-                Notation::Numeric
-            )
-        );
-        assert_eq!(
-            row(V::International),
-            (
-                "international",
-                "normal",
-                20,
-                10,
-                50,
-                Color::White,
-                Notation::Numeric
-            )
-        );
-        assert_eq!(
-            row(V::Russian),
-            (
-                "russian",
-                "russian",
-                25,
-                8,
-                32,
-                Color::White,
-                Notation::Letter
-            )
-        );
-        assert_eq!(
-            row(V::Brazilian),
-            (
-                "brazilian",
-                "brazilian",
-                26,
-                8,
-                32,
-                Color::White,
-                Notation::Letter
-            )
-        );
-        assert_eq!(
-            row(V::Canadian),
-            (
-                "canadian",
-                "canadian",
-                27,
-                12,
-                72,
-                Color::White,
-                Notation::Numeric
-            )
-        );
-        assert_eq!(
-            row(V::Turkish),
-            (
-                "turkish",
-                "turkish",
-                30,
-                8,
-                64,
-                Color::White,
-                Notation::Letter
-            )
-        );
-        assert_eq!(
-            row(V::Killer),
-            (
-                "killer",
-                "killer",
-                20,
-                10,
-                50,
-                Color::White,
-                Notation::Numeric
-            )
-        );
-        assert_eq!(
-            row(V::Breakthrough),
-            (
-                "breakthrough",
-                "bt",
-                20,
-                10,
-                50,
-                Color::White,
-                Notation::Numeric
-            )
-        );
-        assert_eq!(
-            row(V::Losing),
-            (
-                "losing",
-                "losing",
-                20,
-                10,
-                50,
-                Color::White,
-                Notation::Numeric
-            )
+            rows,
+            [
+                "english english 21 8 32 Black Numeric",
+                "international normal 20 10 50 White Numeric",
+                "russian russian 25 8 32 White Letter",
+                "brazilian brazilian 26 8 32 White Letter",
+                "canadian canadian 27 12 72 White Numeric",
+                "turkish turkish 30 8 64 White Letter",
+                "killer killer 20 10 50 White Numeric",
+                "breakthrough bt 20 10 50 White Numeric",
+                "losing losing 20 10 50 White Numeric",
+            ]
         );
         assert_eq!(V::Losing.goal(), Goal::Losing);
         assert_eq!(V::Breakthrough.goal(), Goal::Breakthrough);
