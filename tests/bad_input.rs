@@ -184,7 +184,8 @@ fn errors_quote_input_short_and_escaped() {
         &format!("32-{}", "9".repeat(100_000)),
         &[],
     )
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(e.len() < 400, "{e}");
 }
 

@@ -43,11 +43,72 @@ fn handshake_declares_parameters_as_key_value_tokens() {
             quoted ^= part.matches('"').count() % 2 == 1;
         }
     }
+    // Exactly the variants tammi plays (issue 18: `frisian` was listed and refused).
     let variant = lines.iter().find(|l| l.contains("name=variant")).unwrap();
-    for v in [
-        "normal", "killer", "bt", "frisian", "losing", "english", "turkish",
-    ] {
-        assert!(variant.contains(v), "{variant}");
+    let values = variant
+        .split("values=\"")
+        .nth(1)
+        .unwrap()
+        .trim_end_matches('"');
+    let mut listed: Vec<&str> = values.split_whitespace().collect();
+    listed.sort_unstable();
+    let mut played: Vec<&str> = tammi::rules::ALL_VARIANTS
+        .iter()
+        .map(|v| v.hub_name())
+        .collect();
+    played.sort_unstable();
+    assert_eq!(listed, played, "{variant}");
+    assert!(!values.contains("frisian"), "{variant}");
+}
+
+/// Issue 18: a variant that is not played is an error, and until a played one is set no
+/// `go` returns a move (an error and `done move=""`), whatever was set up before; `pos`
+/// is refused too. A valid variant then plays again.
+#[test]
+fn a_variant_not_played_leaves_no_search_until_a_played_one_is_set() {
+    for refused in ["frisian", "chess", "\"\"", "normall", "frysk!"] {
+        let mut hub = Hub::ready();
+        hub.send("set-param name=variant value=english");
+        hub.send("pos pos=W:W32:B28,5");
+        hub.send(&format!("set-param name=variant value={refused}"));
+        let e = hub.last("error");
+        assert!(
+            e.contains("not played") && e.contains("normal"),
+            "{refused}: {e}"
+        );
+        for mode in ["think", "analyze", "ponder"] {
+            hub.send("level depth=3");
+            hub.send(&format!("go {mode}"));
+            let lines = hub.until("done");
+            assert_eq!(
+                lines.last().unwrap(),
+                "done move=\"\"",
+                "{refused} {mode}: {lines:?}"
+            );
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l.starts_with("error") && l.contains("no variant is set")),
+                "{refused} {mode}: {lines:?}"
+            );
+            assert!(!lines.iter().any(|l| l.starts_with("info")), "{lines:?}");
+        }
+        // A position cannot be set meanwhile (in which variant?), nor weights.
+        hub.send("pos");
+        let e = hub.last("error");
+        assert!(e.contains("no variant is set"), "{e}");
+        hub.send("set-param name=weights value=\"\"");
+        let e = hub.last("error");
+        assert!(e.contains("no variant is set"), "{e}");
+        // Another refused value keeps it so; a played one ends it.
+        hub.send("set-param name=variant value=frisian");
+        hub.last("error");
+        hub.send("go think");
+        assert_eq!(hub.last("done"), "done move=\"\"");
+        hub.send("set-param name=variant value=normal");
+        hub.send("pos pos=W:W32:B28,5");
+        hub.send("go think");
+        assert_eq!(hub.last("done"), "done move=32x23x28", "{refused}");
     }
 }
 
@@ -163,10 +224,8 @@ fn bad_input_gets_an_error_and_keeps_the_state() {
         "level depth=abc",
         "level depth=-3",
         "level move-time=-1",
-        "set-param name=variant value=chess",
         "set-param name=threads value=0",
         "set-param name=hash value=lots",
-        "set-param name=variant value=frisian",
         "frobnicate",
         "go sideways",
     ] {

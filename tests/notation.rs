@@ -4,8 +4,8 @@
 mod common;
 use common::{Rng, numeric, random_positions};
 use tammi::notation::{
-    format_hub_move, format_move, parse_fen, parse_hub_position, parse_move, parse_position,
-    write_fen, write_hub_position,
+    MoveTextError, format_hub_move, format_move, parse_fen, parse_hub_position, parse_move,
+    parse_position, write_fen, write_hub_position,
 };
 use tammi::rules::{
     Board, Brazilian, Canadian, English, International, Notation, Position, Russian,
@@ -99,8 +99,26 @@ fn moves_are_read_in_every_form() {
     // Black moves first in english: a white move is illegal here.
     assert_eq!(
         parse_move(&pos, "22-18", &legal),
-        Err("illegal move '22-18' (7 legal moves)".to_string())
+        Err(MoveTextError::Illegal {
+            text: "22-18".into(),
+            hint: "7 legal moves".into()
+        })
     );
+    assert_eq!(
+        parse_move(&pos, "22-18", &legal).unwrap_err().to_string(),
+        "illegal move '22-18' (7 legal moves)"
+    );
+    // Text that is no move at all is malformed, whatever the position.
+    for bad in ["", "22-", "HELP", "22-99", "k9-a1", "22/18"] {
+        assert!(
+            matches!(
+                parse_move(&pos, bad, &legal),
+                Err(MoveTextError::Malformed(_))
+            ),
+            "{bad}: {:?}",
+            parse_move(&pos, bad, &legal)
+        );
+    }
     // 11 is f6 in letter–number form, 15 is e5.
     assert_eq!(parse_move(&pos, "f6-e5", &legal).unwrap(), by_number);
     assert_eq!(parse_move(&pos, "f6e5", &legal).unwrap(), by_number);
@@ -130,6 +148,17 @@ fn ambiguous_captures_are_written_with_the_full_route_and_read_back() {
     let mut legal = Vec::new();
     pos.generate(&mut legal);
     let err = parse_move(&pos, "30x14", &legal).unwrap_err();
+    let MoveTextError::Ambiguous { text, candidates } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        (text.as_str(), &candidates[..]),
+        (
+            "30x14",
+            &["30x21x14".to_string(), "30x23x14".to_string()][..]
+        )
+    );
+    let err = err.to_string();
     assert!(
         err.contains("ambiguous") && err.contains("30x21x14") && err.contains("30x23x14"),
         "{err}"

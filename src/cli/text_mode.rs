@@ -389,11 +389,7 @@ fn move_pairs<P: Board>(game: &Game<P>) -> String {
 /// The board seen from White, with file letters and rank numbers; on diagonal boards the
 /// light squares stay blank and the square numbers of the left column are given.
 fn diagram<P: Board>(pos: &P, notation: Notation) -> String {
-    let width = if P::square_count() == 64 {
-        8
-    } else {
-        ((P::square_count() * 2) as f64).sqrt() as u32
-    };
+    let width = P::VARIANT.width();
     let k = pos.kings();
     let mut s = String::new();
     for rank in (1..=width).rev() {

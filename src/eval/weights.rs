@@ -1,7 +1,7 @@
 //! The evaluation weights: `name value` lines from the files under `tuning/weights/`,
 //! embedded at build time so the binary carries its own numbers.
 
-use crate::rules::Variant;
+use crate::rules::{ALL_VARIANTS, Layout, Variant};
 
 macro_rules! weights {
     ($($(#[$doc:meta])* $name:ident,)*) => {
@@ -119,18 +119,30 @@ weights! {
 /// numbered from 1 row by row, from the far left one (the opponent's back rows) to the
 /// near right one. 12x12 boards have none (their bitboards are wider than the windows'
 /// shifts are written for).
-pub const fn pattern_windows(squares: usize) -> usize {
-    match squares {
-        32 => 9,
-        50 => 16,
+pub fn pattern_windows(squares: usize) -> usize {
+    match board_of(squares) {
+        Some((Layout::Diagonal, w @ (8 | 10))) => ((w / 2 - 1) * (w / 2 - 1)) as usize,
         _ => 0,
     }
 }
 /// Value sets per configuration: one on 8x8; on 10x10 an opening and an endgame value,
 /// blended by the pieces on the board as the per-square tables are (the long 10x10
 /// opening and its endings want different shapes).
-pub const fn pattern_phases(squares: usize) -> usize {
-    if squares == 50 { 2 } else { 1 }
+pub fn pattern_phases(squares: usize) -> usize {
+    match board_of(squares) {
+        Some((Layout::Diagonal, 10)) => 2,
+        _ => 1,
+    }
+}
+
+/// The board whose tables have `squares` entries (a weights file names no variant, and
+/// the variants of one board share their files): its layout and width, from the variant
+/// table.
+fn board_of(squares: usize) -> Option<(Layout, u32)> {
+    ALL_VARIANTS
+        .iter()
+        .find(|v| v.squares() as usize == squares)
+        .map(|v| (v.facts().layout, v.width()))
 }
 /// The largest pattern value, in absolute value (the search keeps them in 16 bits).
 pub const PATTERN_LIMIT: i32 = 10_000;
@@ -138,7 +150,7 @@ pub const PATTERN_LIMIT: i32 = 10_000;
 pub const PATTERN_STATES: usize = 6561;
 
 /// How many pattern values a board with `squares` playable squares has.
-pub const fn pattern_params(squares: usize) -> usize {
+pub fn pattern_params(squares: usize) -> usize {
     pattern_windows(squares) * pattern_phases(squares) * PATTERN_STATES
 }
 
@@ -425,7 +437,11 @@ impl Weights {
             out.push_str(&format!("{name:<22} {v}\n"));
         }
         // One line per table; a wider gap between board rows keeps it readable.
-        let per_row = (((2 * self.squares()) as f64).sqrt() as usize / 2).max(1);
+        let per_row = match board_of(self.squares()) {
+            Some((Layout::Diagonal, w)) => w as usize / 2,
+            Some((Layout::Orthogonal, w)) => w as usize,
+            None => self.squares().max(1),
+        };
         out.push_str(
             "\n# Per-square tables, from each side's own view: the first value is the far\n",
         );
@@ -497,42 +513,51 @@ pub fn read_file(path: &std::path::Path, variant: Variant) -> Result<Weights, St
     Weights::parse(&text, variant.squares() as usize).map_err(|e| format!("{shown}: {e}"))
 }
 
+/// Every weights file built into the binary, by name (each variant names its file in its
+/// table entry, `VariantFacts::weights`).
+const EMBEDDED: [(&str, &str); 8] = [
+    (
+        "english.txt",
+        include_str!("../../tuning/weights/english.txt"),
+    ),
+    (
+        "international.txt",
+        include_str!("../../tuning/weights/international.txt"),
+    ),
+    (
+        "killer.txt",
+        include_str!("../../tuning/weights/killer.txt"),
+    ),
+    (
+        "canadian.txt",
+        include_str!("../../tuning/weights/canadian.txt"),
+    ),
+    (
+        "russian.txt",
+        include_str!("../../tuning/weights/russian.txt"),
+    ),
+    (
+        "turkish.txt",
+        include_str!("../../tuning/weights/turkish.txt"),
+    ),
+    (
+        "breakthrough.txt",
+        include_str!("../../tuning/weights/breakthrough.txt"),
+    ),
+    (
+        "losing.txt",
+        include_str!("../../tuning/weights/losing.txt"),
+    ),
+];
+
 /// The file (name and text) holding the weights of `variant`'s family.
 pub fn embedded_text(variant: Variant) -> (&'static str, &'static str) {
-    match variant {
-        Variant::English => (
-            "english.txt",
-            include_str!("../../tuning/weights/english.txt"),
-        ),
-        Variant::International => (
-            "international.txt",
-            include_str!("../../tuning/weights/international.txt"),
-        ),
-        Variant::Killer => (
-            "killer.txt",
-            include_str!("../../tuning/weights/killer.txt"),
-        ),
-        Variant::Canadian => (
-            "canadian.txt",
-            include_str!("../../tuning/weights/canadian.txt"),
-        ),
-        Variant::Russian | Variant::Brazilian => (
-            "russian.txt",
-            include_str!("../../tuning/weights/russian.txt"),
-        ),
-        Variant::Turkish => (
-            "turkish.txt",
-            include_str!("../../tuning/weights/turkish.txt"),
-        ),
-        Variant::Breakthrough => (
-            "breakthrough.txt",
-            include_str!("../../tuning/weights/breakthrough.txt"),
-        ),
-        Variant::Losing => (
-            "losing.txt",
-            include_str!("../../tuning/weights/losing.txt"),
-        ),
-    }
+    let file = variant.facts().weights;
+    EMBEDDED
+        .iter()
+        .find(|(name, _)| *name == file)
+        .copied()
+        .unwrap_or_else(|| panic!("{file}, the weights of {variant}, is not built in"))
 }
 
 #[cfg(test)]
@@ -547,6 +572,13 @@ mod tests {
             let w = Weights::parse(text, v.squares() as usize)
                 .unwrap_or_else(|e| panic!("{file}: {e}"));
             assert_ne!(w.man, 0, "{file}: a man must be worth something");
+        }
+        // And no file is built in that no variant reads.
+        for (file, _) in EMBEDDED {
+            assert!(
+                ALL_VARIANTS.iter().any(|v| v.facts().weights == file),
+                "{file}"
+            );
         }
     }
 

@@ -1,9 +1,10 @@
 //! `tammi hub`: the Hub protocol (version 2) over standard input and output, as a thin
 //! adapter over the [`Engine`] API. protocol.md documents every command and answer.
 //!
-//! Robustness beyond Scan: a malformed line, a bad value, an unknown variant, a bad
-//! position or an illegal move is answered with `error message="..."` and leaves the state
-//! as it was; no input can crash or hang the loop.
+//! Robustness beyond Scan: a malformed line, a bad value, a bad position or an illegal
+//! move is answered with `error message="..."` and leaves the state as it was; no input
+//! can crash or hang the loop. A variant tammi does not play is an error too, and leaves
+//! no variant to search in until one it plays is set (protocol.md, `variant`).
 
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,19 +13,15 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, unbounded};
 
-use super::line::{Line, parse_line, quote};
+use super::line::parse_line;
+use super::message::{Command, GoMode, InfoFields, LevelLimit, ParamType, Reply};
 use crate::notation::echo;
-use crate::rules::Variant;
+use crate::rules::{ALL_VARIANTS, Variant};
 use crate::search::engine::{Done, Engine, Info};
 use crate::search::limits::{EngineOptions, Limits};
 
 /// Longer lines are refused (a `moves` list of a very long game stays far below this).
 pub const MAX_LINE: usize = 1 << 20;
-
-/// Variants as the Hub names them; `frisian` is declared because draughtsnet expects it
-/// in the list, and answered with an error when chosen.
-const HUB_VARIANTS: &str =
-    "normal killer bt frisian losing english russian brazilian canadian turkish";
 
 type Out = Arc<Mutex<Box<dyn Write + Send>>>;
 
@@ -107,16 +104,16 @@ fn turn_english_board(text: &str) -> String {
     std::iter::once(side).chain(chars.rev().map(swap)).collect()
 }
 
-fn send(out: &Out, line: &str) {
+fn send(out: &Out, reply: &Reply) {
     // A closed pipe means the GUI is gone; the read side will see end of input and exit.
     if let Ok(mut w) = out.lock() {
-        let _ = writeln!(w, "{line}");
+        let _ = writeln!(w, "{}", reply.encode());
         let _ = w.flush();
     }
 }
 
 fn send_error(out: &Out, message: &str) {
-    send(out, &format!("error message={}", quote(message)));
+    send(out, &Reply::Error(message.to_string()));
 }
 
 enum Event {
@@ -177,7 +174,12 @@ fn spawn_reader<R: BufRead + Send + 'static>(mut input: R) -> Receiver<Event> {
 struct Hub {
     out: Out,
     engine: Engine,
+    /// The variant played (the last one set successfully).
     variant: Variant,
+    /// The `variant` value last refused, if no valid one came after it: until one does,
+    /// `pos` and `go` answer errors rather than play `variant`, which the GUI no longer
+    /// wants (a client that logs errors and carries on must not get moves of another game).
+    refused: Option<String>,
     /// The position as last set successfully: text and moves.
     position: (String, Vec<String>),
     limits: Limits,
@@ -196,6 +198,7 @@ pub fn run<R: BufRead + Send + 'static>(input: R, output: Box<dyn Write + Send>)
         out: Arc::clone(&out),
         engine: Engine::default(),
         variant: Variant::International,
+        refused: None,
         position: ("start".into(), Vec::new()),
         limits: Limits::default(),
         ponder_allowed: false,
@@ -223,17 +226,24 @@ pub fn run<R: BufRead + Send + 'static>(input: R, output: Box<dyn Write + Send>)
                 continue;
             }
         };
+        let command = Command::from_line(&line).map_err(|e| {
+            if line.command == "pos" {
+                format!("{e} (the previous position is kept)")
+            } else {
+                e
+            }
+        });
         if hub.searching.load(Ordering::Acquire) {
-            match line.command.as_str() {
-                "ping" => {
-                    send(&out, "pong");
+            match command {
+                Ok(Command::Ping) => {
+                    send(&out, &Reply::Pong);
                     continue;
                 }
-                "ponder-hit" => {
+                Ok(Command::PonderHit) => {
                     hub.engine.ponder_hit();
                     continue;
                 }
-                "stop" => {
+                Ok(Command::Stop) => {
                     hub.engine.stop();
                     continue;
                 }
@@ -244,117 +254,136 @@ pub fn run<R: BufRead + Send + 'static>(input: R, output: Box<dyn Write + Send>)
                 }
             }
         }
-        if line.command == "quit" {
-            hub.engine.stop();
-            hub.engine.wait();
-            return 0;
+        match command {
+            Ok(Command::Quit) => {
+                hub.engine.stop();
+                hub.engine.wait();
+                return 0;
+            }
+            Ok(c) => hub.handle(c),
+            Err(e) => send_error(&out, &e),
         }
-        hub.handle(&line);
     }
     0
 }
 
 impl Hub {
-    fn handle(&mut self, line: &Line) {
+    fn handle(&mut self, command: Command) {
         let out = Arc::clone(&self.out);
-        let result = match line.command.as_str() {
-            "hub" => {
+        let result = match command {
+            Command::Hub => {
                 self.announce();
                 Ok(())
             }
-            "init" => {
-                send(&out, "ready");
+            Command::Init => {
+                send(&out, &Reply::Ready);
                 Ok(())
             }
-            "set-param" => self.set_param(line),
-            "pos" => self.set_position(line),
-            "level" => self.level(line),
-            "go" => self.go(line),
-            "new-game" => {
+            Command::SetParam { name, value } => self.set_param(&name, &value),
+            Command::Pos { pos, fen, moves } => self.set_position(pos, fen, moves),
+            Command::Level(limits) => {
+                self.level(&limits);
+                Ok(())
+            }
+            Command::Go(mode) => self.go(mode),
+            Command::NewGame => {
                 self.engine.new_game();
                 Ok(())
             }
-            "ping" => {
-                send(&out, "pong");
+            Command::Ping => {
+                send(&out, &Reply::Pong);
                 Ok(())
             }
             // Late arrivals after the search already ended: nothing to do.
-            "stop" | "ponder-hit" => Ok(()),
-            other => Err(format!("unknown command '{}'", echo(other))),
+            Command::Stop | Command::PonderHit => Ok(()),
+            // Handled by the loop before it gets here.
+            Command::Quit => Ok(()),
         };
         if let Err(e) = result {
             send_error(&out, &e);
         }
     }
 
+    /// The error for a command that needs a variant while the last one set was refused.
+    fn unplayable(&self, what: &str) -> Option<String> {
+        self.refused.as_ref().map(|v| {
+            format!(
+                "{what}: no variant is set (variant '{}' was refused; set one of: {})",
+                echo(v),
+                hub_variants().join(" ")
+            )
+        })
+    }
+
     fn announce(&self) {
         let o = self.engine.options();
+        let param = |name: &str, value: String, kind: ParamType| Reply::Param {
+            name: name.into(),
+            value: Some(value),
+            kind: Some(kind),
+        };
+        let int = |min: usize, max: usize| ParamType::Int {
+            min: min as i64,
+            max: max as i64,
+        };
+        let enumeration =
+            |values: &[&str]| ParamType::Enum(values.iter().map(|v| v.to_string()).collect());
         let lines = [
-            format!(
-                "id name=tammi version={} author={} country=FI",
-                env!("CARGO_PKG_VERSION"),
-                quote("the tammi developers")
+            Reply::Id(vec![
+                ("name".into(), "tammi".into()),
+                ("version".into(), env!("CARGO_PKG_VERSION").into()),
+                ("author".into(), "the tammi developers".into()),
+                ("country".into(), "FI".into()),
+            ]),
+            // Exactly the variants tammi plays.
+            param(
+                "variant",
+                self.variant.hub_name().into(),
+                enumeration(&hub_variants()),
             ),
-            format!(
-                "param name=variant value={} type=enum values={}",
-                self.variant.hub_name(),
-                quote(HUB_VARIANTS)
+            param(
+                "threads",
+                o.threads.to_string(),
+                int(1, EngineOptions::MAX_THREADS),
             ),
-            format!(
-                "param name=threads value={} type=int min=1 max={}",
-                o.threads,
-                EngineOptions::MAX_THREADS
+            param(
+                "hash",
+                o.hash_mb.to_string(),
+                int(1, EngineOptions::MAX_HASH_MB),
             ),
-            format!(
-                "param name=hash value={} type=int min=1 max={}",
-                o.hash_mb,
-                EngineOptions::MAX_HASH_MB
+            param("tt-size", tt_size_of(o.hash_mb).to_string(), int(16, 32)),
+            param("ponder", self.ponder_allowed.to_string(), ParamType::Bool),
+            param(
+                "client",
+                self.client.name().into(),
+                enumeration(&["lidraughts", "pydraughts"]),
             ),
-            format!(
-                "param name=tt-size value={} type=int min=16 max=32",
-                tt_size_of(o.hash_mb)
+            param(
+                "multipv",
+                o.multipv.to_string(),
+                int(1, EngineOptions::MAX_MULTIPV),
             ),
-            format!("param name=ponder value={} type=bool", self.ponder_allowed),
-            format!(
-                "param name=client value={} type=enum values={}",
-                self.client.name(),
-                quote("lidraughts pydraughts")
+            param(
+                "move-overhead",
+                o.move_overhead.as_millis().to_string(),
+                int(0, 10_000),
             ),
-            format!(
-                "param name=multipv value={} type=int min=1 max={}",
-                o.multipv,
-                EngineOptions::MAX_MULTIPV
+            param(
+                "egdb",
+                o.egdb
+                    .as_ref()
+                    .map_or(String::new(), |p| p.display().to_string()),
+                ParamType::String,
             ),
-            format!(
-                "param name=move-overhead value={} type=int min=0 max=10000",
-                o.move_overhead.as_millis()
-            ),
-            format!(
-                "param name=egdb value={} type=string",
-                quote(
-                    &o.egdb
-                        .as_ref()
-                        .map_or(String::new(), |p| p.display().to_string())
-                )
-            ),
-            format!(
-                "param name=weights value={} type=string",
-                quote(&self.weights)
-            ),
-            "wait".to_string(),
+            param("weights", self.weights.clone(), ParamType::String),
+            Reply::Wait,
         ];
-        for l in lines {
-            send(&self.out, &l);
+        for l in &lines {
+            send(&self.out, l);
         }
     }
 
-    fn set_param(&mut self, line: &Line) -> Result<(), String> {
-        let name = line
-            .get("name")
-            .ok_or("set-param needs name=... and value=...")?;
-        let value = line
-            .get("value")
-            .ok_or_else(|| format!("set-param name={name} needs value=..."))?;
+    fn set_param(&mut self, name: &str, value: &str) -> Result<(), String> {
         // A failed preparation of an earlier hash or egdb brings back the old value.
         self.engine.collect_preparation();
         let mut o = self.engine.options().clone();
@@ -369,12 +398,22 @@ impl Hub {
         };
         match name {
             "variant" => {
-                if value.eq_ignore_ascii_case("frisian") {
-                    return Err("variant frisian is not implemented yet".into());
-                }
-                let v: Variant = value.parse()?;
+                let v: Variant = match value.parse() {
+                    Ok(v) => v,
+                    Err(_) => {
+                        // Not played: no search until a variant that is (see `refused`).
+                        self.refused = Some(value.to_string());
+                        return Err(format!(
+                            "variant '{}' is not played (tammi plays: {}); no search until a \
+                             variant it plays is set",
+                            echo(value),
+                            hub_variants().join(" ")
+                        ));
+                    }
+                };
                 // A new variant starts from its start position, with its built-in weights.
                 self.engine.set_position(v, "start", &[])?;
+                self.refused = None;
                 if !self.weights.is_empty() {
                     crate::eval::replace_weights(self.variant, None)?;
                     self.weights.clear();
@@ -421,6 +460,9 @@ impl Hub {
             }
             // An empty value goes back to the built-in weights.
             "weights" => {
+                if let Some(e) = self.unplayable("set-param weights") {
+                    return Err(e);
+                }
                 let path = value.trim();
                 let weights = if path.is_empty() {
                     None
@@ -453,69 +495,20 @@ impl Hub {
         )
     }
 
-    fn set_position(&mut self, line: &Line) -> Result<(), String> {
-        // Refuse what is not understood before anything changes: a stray word here is
-        // usually a move list that lost its quotes, and searching without it would answer
-        // for the wrong side.
-        let mut seen: Vec<&str> = Vec::new();
-        for (name, value) in &line.args {
-            match (name.as_str(), value) {
-                ("pos" | "fen" | "moves", Some(_)) => {}
-                ("start", None) => {}
-                ("pos" | "fen" | "moves", None) => {
-                    return Err(format!(
-                        "pos: '{name}' needs a value ({name}=...) (the previous position is kept)"
-                    ));
-                }
-                (other, None) if line.has("moves") && looks_like_move(other) => {
-                    return Err(format!(
-                        "pos: '{}' is not an argument: a list of several moves must be quoted, \
-                         moves=\"32-28 19-23\" (the previous position is kept)",
-                        echo(other)
-                    ));
-                }
-                (other, _) => {
-                    return Err(format!(
-                        "pos: unknown argument '{}' (expected pos=..., fen=..., moves=\"...\" \
-                         or start) (the previous position is kept)",
-                        echo(other)
-                    ));
-                }
-            }
-            if seen.contains(&name.as_str()) {
-                return Err(format!(
-                    "pos: '{name}' is given twice (the previous position is kept)"
-                ));
-            }
-            seen.push(name);
+    fn set_position(
+        &mut self,
+        pos: Option<String>,
+        fen: Option<String>,
+        moves: Vec<String>,
+    ) -> Result<(), String> {
+        if let Some(e) = self.unplayable("pos") {
+            return Err(format!("{e} (the previous position is kept)"));
         }
-        let text = match line.get("pos") {
-            Some(p) if !p.trim().is_empty() => p.trim().to_string(),
-            // `pos`, `pos start` and `pos pos=""` mean the start position.
-            _ => "start".to_string(),
-        };
-        if let Some(f) = line.get("fen") {
-            if line.get("pos").is_some() {
-                return Err("pos: give pos=... or fen=..., not both".into());
-            }
-            return self.apply_position(f.trim().to_string(), line);
-        }
-        self.apply_position(text, line)
-    }
-
-    fn apply_position(&mut self, text: String, line: &Line) -> Result<(), String> {
+        let text = fen.or(pos).unwrap_or_else(|| "start".to_string());
         let flip = self.client.flips_move_rows(self.variant);
-        let moves: Vec<String> = line
-            .get("moves")
-            .unwrap_or("")
-            .split_whitespace()
-            .map(|m| {
-                if flip {
-                    flip_move_rows(m)
-                } else {
-                    m.to_string()
-                }
-            })
+        let moves: Vec<String> = moves
+            .into_iter()
+            .map(|m| if flip { flip_move_rows(&m) } else { m })
             .collect();
         let text = if self.client == Client::Pydraughts && self.variant == Variant::English {
             turn_english_board(&text)
@@ -531,97 +524,67 @@ impl Hub {
         Ok(())
     }
 
-    fn level(&mut self, line: &Line) -> Result<(), String> {
-        // Check every value before changing anything.
-        let mut limits = self.limits.clone();
-        for (name, value) in &line.args {
-            let v = value.as_deref().unwrap_or("");
-            let seconds = |v: &str| -> Result<Duration, String> {
-                let s: f64 = v
-                    .trim()
-                    .parse()
-                    .map_err(|_| format!("level {name}: '{v}' is not a number of seconds"))?;
-                if !s.is_finite() || !(0.0..=1e7).contains(&s) {
-                    return Err(format!("level {name}: {v} is out of range"));
+    /// The limits were checked when the line was decoded.
+    fn level(&mut self, limits: &[LevelLimit]) {
+        for l in limits {
+            match l {
+                LevelLimit::Depth(d) => self.limits.depth = Some(*d),
+                LevelLimit::Nodes(n) => self.limits.nodes = Some(*n),
+                LevelLimit::MoveTime(t) => self.limits.move_time = Some(*t),
+                LevelLimit::Time(t) => self.limits.time = Some(*t),
+                LevelLimit::Inc(t) => self.limits.increment = *t,
+                LevelLimit::Moves(m) => {
+                    self.limits.moves_to_go = (*m > 0).then_some((*m).min(10_000) as u32)
                 }
-                Ok(Duration::from_secs_f64(s))
-            };
-            let count = |v: &str| -> Result<u64, String> {
-                v.trim()
-                    .parse::<u64>()
-                    .map_err(|_| format!("level {name}: '{v}' is not a whole number"))
-            };
-            match name.as_str() {
-                "depth" | "ply" => {
-                    let d = count(v)?;
-                    if d == 0 || d > 200 {
-                        return Err(format!("level {name}: {d} is out of range (1-200)"));
-                    }
-                    limits.depth = Some(d as u32);
-                }
-                "nodes" => {
-                    let n = count(v)?;
-                    if n == 0 {
-                        return Err("level nodes: must be at least 1".into());
-                    }
-                    limits.nodes = Some(n);
-                }
-                "move-time" => limits.move_time = Some(seconds(v)?),
-                "time" => limits.time = Some(seconds(v)?),
-                "inc" => limits.increment = seconds(v)?,
-                "moves" => {
-                    let m = count(v)?;
-                    limits.moves_to_go = (m > 0).then_some(m.min(10_000) as u32);
-                }
-                "infinite" => limits.infinite = true,
+                LevelLimit::Infinite => self.limits.infinite = true,
                 // draughtsnet's handicap levels: not modelled, accepted.
-                "handicap" => {}
-                other => {
-                    return Err(format!("level: unknown limit '{}'", echo(other)));
-                }
+                LevelLimit::Handicap(_) => {}
             }
         }
-        self.limits = limits;
-        Ok(())
     }
 
-    fn go(&mut self, line: &Line) -> Result<(), String> {
-        let mode = line
-            .args
-            .first()
-            .map(|(n, _)| n.as_str())
-            .unwrap_or("think");
+    fn go(&mut self, mode: GoMode) -> Result<(), String> {
+        let no_move = Reply::Done {
+            mv: None,
+            ponder: None,
+        };
+        if let Some(e) = self.unplayable("go") {
+            // Every `go` gets its `done`: a client waiting for it must not hang.
+            send_error(&self.out, &e);
+            send(&self.out, &no_move);
+            return Ok(());
+        }
         let mut limits = std::mem::take(&mut self.limits);
         match mode {
-            "think" => {}
-            "ponder" => limits.ponder = true,
-            "analyze" | "analyse" => {
+            GoMode::Think => {}
+            GoMode::Ponder => limits.ponder = true,
+            GoMode::Analyze => {
                 if limits.is_unbounded() {
                     limits.infinite = true;
                 }
-            }
-            other => {
-                return Err(format!(
-                    "go: unknown mode '{}' (expected think, ponder or analyze)",
-                    echo(other)
-                ));
             }
         }
         let flip = self.client.flips_move_rows(self.variant);
         let legal = self.engine.legal_moves();
         if legal.is_empty() {
             send_error(&self.out, "the game is over: no legal move");
-            send(&self.out, "done move=\"\"");
+            send(&self.out, &no_move);
             return Ok(());
         }
-        if legal.len() == 1 && mode == "think" {
+        if legal.len() == 1 && mode == GoMode::Think {
             // A forced move needs no thought.
             let mv = if flip {
                 flip_move_rows(&legal[0])
             } else {
                 legal[0].clone()
             };
-            send(&self.out, &format!("done move={mv}"));
+            send(
+                &self.out,
+                &Reply::Done {
+                    mv: Some(mv),
+                    ponder: None,
+                },
+            );
             return Ok(());
         }
         self.searching.store(true, Ordering::Release);
@@ -634,14 +597,20 @@ impl Hub {
                 if flip {
                     info.pv_hub = info.pv_hub.iter().map(|m| flip_move_rows(m)).collect();
                 }
-                send(&out_info, &info_line(&info))
+                send(&out_info, &info_reply(&info))
             },
             move |mut done: Done| {
                 if flip {
                     done.best = done.best.as_deref().map(flip_move_rows);
                     done.ponder = done.ponder.as_deref().map(flip_move_rows);
                 }
-                send(&out_done, &done_line(&done));
+                send(
+                    &out_done,
+                    &Reply::Done {
+                        mv: done.best,
+                        ponder: done.ponder,
+                    },
+                );
                 searching.store(false, Ordering::Release);
             },
         );
@@ -649,12 +618,9 @@ impl Hub {
     }
 }
 
-/// A word such as `19-23` or `28x19`: squares joined by `-` or `x`.
-fn looks_like_move(word: &str) -> bool {
-    word.chars().any(|c| c.is_ascii_digit())
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == 'x' || c == ':')
+/// The variants as the Hub names them: exactly the ones tammi plays.
+fn hub_variants() -> Vec<&'static str> {
+    ALL_VARIANTS.iter().map(|v| v.hub_name()).collect()
 }
 
 /// Scan's `tt-size` for a table of `mb` megabytes (log2 of 16-byte entries).
@@ -662,26 +628,17 @@ fn tt_size_of(mb: usize) -> u32 {
     ((mb as u64) << 20 >> 4).max(1 << 16).ilog2().min(32)
 }
 
-pub fn info_line(info: &Info) -> String {
-    let secs = info.time.as_secs_f64();
-    format!(
-        "info depth={} seldepth={} score={} nodes={} time={:.3} nps={:.1} pv={}",
-        info.depth,
-        info.seldepth,
-        info.score.hub(),
-        info.nodes,
-        secs,
-        info.nps as f64 / 1e6,
-        quote(&info.pv_hub.join(" "))
-    )
-}
-
-pub fn done_line(done: &Done) -> String {
-    match (&done.best, &done.ponder) {
-        (Some(b), Some(p)) => format!("done move={b} ponder={p}"),
-        (Some(b), None) => format!("done move={b}"),
-        (None, _) => "done move=\"\"".to_string(),
-    }
+fn info_reply(info: &Info) -> Reply {
+    Reply::Info(InfoFields {
+        depth: Some(info.depth),
+        seldepth: Some(info.seldepth),
+        // The Hub's score text, read back as the number it is (two decimals either way).
+        score: info.score.hub().parse().ok(),
+        nodes: Some(info.nodes),
+        time: Some(info.time.as_secs_f64()),
+        nps: Some(info.nps as f64 / 1e6),
+        pv: Some(info.pv_hub.clone()),
+    })
 }
 
 #[cfg(test)]

@@ -9,14 +9,14 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command as Process, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use crossbeam_channel::{Receiver, RecvTimeoutError, unbounded};
 
-use crate::hub::line::{Line, parse_line, quote};
+use crate::hub::message::{Command, GoMode, ParamType, Reply};
 use crate::rules::Variant;
 
 /// How long an engine may take to list its parameters (`hub` … `wait`).
@@ -114,9 +114,8 @@ pub type Log = Arc<TrafficLog>;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParamDecl {
     pub name: String,
-    pub kind: Option<String>,
+    pub kind: Option<ParamType>,
     pub value: Option<String>,
-    pub values: Option<String>,
 }
 
 enum Event {
@@ -178,7 +177,7 @@ impl HubEngine {
             .command
             .split_first()
             .ok_or_else(|| anyhow!("empty engine command"))?;
-        let mut child = Command::new(program)
+        let mut child = Process::new(program)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -233,45 +232,45 @@ impl HubEngine {
     }
 
     fn handshake(&mut self) -> Result<()> {
-        self.send("hub")?;
+        self.send(&Command::Hub)?;
         let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
         loop {
-            let line = self.expect_line(
+            let reply = self.expect_reply(
                 deadline,
                 "answer to 'hub' (id and param lines, then 'wait', as a Hub engine sends)",
             )?;
-            match line.command.as_str() {
-                "id" => {
-                    if let Some(n) = line.get("name").filter(|n| !n.is_empty()) {
-                        self.id_name = Some(n.to_string());
+            match reply {
+                Reply::Id(fields) => {
+                    if let Some((_, n)) = fields.iter().find(|(f, v)| f == "name" && !v.is_empty())
+                    {
+                        self.id_name = Some(n.clone());
                     }
                 }
-                "param" => {
-                    if let Some(name) = line.get("name") {
-                        self.declared.push(ParamDecl {
-                            name: name.to_string(),
-                            kind: line.get("type").map(str::to_string),
-                            value: line.get("value").map(str::to_string),
-                            values: line.get("values").map(str::to_string),
-                        });
-                    }
+                Reply::Param { name, value, kind } => {
+                    self.declared.push(ParamDecl { name, kind, value });
                 }
-                "wait" => break,
+                Reply::Wait => break,
                 _ => {}
             }
         }
         let mut settings = Vec::new();
         match self.declared.iter().find(|p| p.name == "variant") {
             Some(p) => {
-                let values = p.values.clone().unwrap_or_default();
-                let names: Vec<&str> = values.split_whitespace().collect();
+                let names: &[String] = match &p.kind {
+                    Some(ParamType::Enum(values)) => values,
+                    _ => &[],
+                };
                 let wanted = self.variant.hub_name();
                 // Scan's names first; tammi also knows its long names.
                 let chosen = [wanted, self.variant.name()]
                     .into_iter()
-                    .find(|n| names.is_empty() || names.contains(n))
+                    .find(|n| names.is_empty() || names.iter().any(|m| m == n))
                     .ok_or_else(|| {
-                        anyhow!("it does not play {} (its variants: {values})", self.variant)
+                        anyhow!(
+                            "it does not play {} (its variants: {})",
+                            self.variant,
+                            names.join(" ")
+                        )
                     })?;
                 settings.push(("variant".to_string(), chosen.to_string()));
             }
@@ -296,32 +295,30 @@ impl HubEngine {
             settings.push((name.clone(), value.clone()));
         }
         for (name, value) in &settings {
-            self.send(&format!(
-                "set-param name={} value={}",
-                quote(name),
-                quote(value)
-            ))?;
+            self.send(&Command::SetParam {
+                name: name.clone(),
+                value: value.clone(),
+            })?;
         }
-        self.send("init")?;
+        self.send(&Command::Init)?;
         let deadline = Instant::now() + READY_TIMEOUT;
         loop {
-            let line = self.expect_line(deadline, "'ready' after 'init'")?;
-            match line.command.as_str() {
-                "ready" => break,
-                "error" => bail!(
+            match self.expect_reply(deadline, "'ready' after 'init'")? {
+                Reply::Ready => break,
+                Reply::Error(message) => bail!(
                     "it answered the set-up ({}) with: {}",
                     settings
                         .iter()
                         .map(|(n, v)| format!("{n}={v}"))
                         .collect::<Vec<_>>()
                         .join(" "),
-                    line.get("message").unwrap_or("error")
+                    message
                 ),
                 _ => {}
             }
         }
-        self.send("ping")?;
-        self.answers_ping = self.wait_for("pong", Instant::now() + PING_TIMEOUT)?;
+        self.send(&Command::Ping)?;
+        self.answers_ping = self.wait_for(&Reply::Pong, Instant::now() + PING_TIMEOUT)?;
         Ok(())
     }
 
@@ -363,17 +360,17 @@ impl HubEngine {
     /// Returns false if the engine is gone or silent (it should be started again).
     pub fn new_game(&mut self) -> bool {
         self.drain();
-        if self.dead || self.send("new-game").is_err() {
+        if self.dead || self.send(&Command::NewGame).is_err() {
             return false;
         }
         if !self.answers_ping {
             return true;
         }
-        if self.send("ping").is_err() {
+        if self.send(&Command::Ping).is_err() {
             return false;
         }
         let ok = matches!(
-            self.wait_for("pong", Instant::now() + READY_TIMEOUT),
+            self.wait_for(&Reply::Pong, Instant::now() + READY_TIMEOUT),
             Ok(true)
         );
         if !ok {
@@ -384,7 +381,9 @@ impl HubEngine {
 
     /// Search: send `pos`, the `level` lines and `go think`, then wait for `done` until
     /// `deadline` after `go` (measured on the arrival of `done`); past the deadline send
-    /// `stop` and wait [`STOP_GRACE`] more. An unresponsive engine is killed.
+    /// `stop` and wait [`STOP_GRACE`] more. An unresponsive engine is killed. `levels` are
+    /// `level` lines as the runner's clock writes them; a line that is no `level` command
+    /// is not sent (a crash of the runner's own making, reported as such).
     pub fn search(
         &mut self,
         position: &str,
@@ -396,16 +395,21 @@ impl HubEngine {
         if self.dead {
             return SearchEnd::Crashed("the engine had already exited".into());
         }
-        let pos_line = if moves.is_empty() {
-            format!("pos pos={position}")
-        } else {
-            format!("pos pos={position} moves={}", quote(&moves.join(" ")))
-        };
-        let mut lines = vec![pos_line];
-        lines.extend(levels.iter().cloned());
-        lines.push("go think".into());
-        for l in &lines {
-            if let Err(e) = self.send(l) {
+        let mut commands = vec![Command::Pos {
+            pos: Some(position.to_string()),
+            fen: None,
+            moves: moves.to_vec(),
+        }];
+        for l in levels {
+            match Command::decode(l) {
+                Ok(c @ Command::Level(_)) => commands.push(c),
+                Ok(_) => return SearchEnd::Crashed(format!("'{l}' is no level line")),
+                Err(e) => return SearchEnd::Crashed(format!("'{l}': {e}")),
+            }
+        }
+        commands.push(Command::Go(GoMode::Think));
+        for c in &commands {
+            if let Err(e) = self.send(c) {
                 self.kill();
                 return SearchEnd::Crashed(format!("writing to it failed: {e}"));
             }
@@ -423,39 +427,22 @@ impl HubEngine {
             match self.events.recv_deadline(limit) {
                 Ok(Event::Line(text, at)) => {
                     self.log_in(&text);
-                    let Ok(line) = parse_line(&text) else {
-                        // `done move=` (no move: the engine's game is over) is malformed
-                        // by the strict syntax, but it is an answer all the same.
-                        if text.split_whitespace().next() == Some("done") {
+                    // (`done move=`, no move: the engine's game is over, decodes as a
+                    // `done` without a move although the strict syntax refuses it.)
+                    match Reply::decode(&text) {
+                        Ok(Reply::Info(i)) => {
+                            score = i.score.or(score);
+                            depth = i.depth.or(depth);
+                        }
+                        Ok(Reply::Done { mv, .. }) => {
                             return SearchEnd::Done {
-                                mv: String::new(),
+                                mv: mv.unwrap_or_default(),
                                 elapsed: at.saturating_duration_since(start),
                                 score,
                                 depth,
                             };
                         }
-                        continue;
-                    };
-                    match line.command.as_str() {
-                        "info" => {
-                            if let Some(s) = line.get("score").and_then(|s| s.parse::<f64>().ok()) {
-                                score = Some(s);
-                            }
-                            if let Some(d) = line.get("depth").and_then(|d| d.parse().ok()) {
-                                depth = Some(d);
-                            }
-                        }
-                        "done" => {
-                            return SearchEnd::Done {
-                                mv: line.get("move").unwrap_or("").to_string(),
-                                elapsed: at.saturating_duration_since(start),
-                                score,
-                                depth,
-                            };
-                        }
-                        "error" => self
-                            .errors
-                            .push(line.get("message").unwrap_or(&text).to_string()),
+                        Ok(Reply::Error(message)) => self.errors.push(message),
                         _ => {}
                     }
                 }
@@ -465,7 +452,7 @@ impl HubEngine {
                     return SearchEnd::Crashed(status);
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    if stop_sent || self.send("stop").is_err() {
+                    if stop_sent || self.send(&Command::Stop).is_err() {
                         self.kill();
                         return SearchEnd::Unresponsive;
                     }
@@ -488,8 +475,9 @@ impl HubEngine {
         }
     }
 
-    fn send(&mut self, line: &str) -> Result<()> {
-        self.log_out(line);
+    fn send(&mut self, command: &Command) -> Result<()> {
+        let line = command.encode();
+        self.log_out(&line);
         let stdin = self
             .stdin
             .as_mut()
@@ -499,14 +487,14 @@ impl HubEngine {
             .context("the engine is not reading its input")
     }
 
-    /// The next line before `deadline`, parsed; what was being waited for names the error.
-    fn expect_line(&mut self, deadline: Instant, waiting_for: &str) -> Result<Line> {
+    /// The next reply before `deadline`; what was being waited for names the error.
+    fn expect_reply(&mut self, deadline: Instant, waiting_for: &str) -> Result<Reply> {
         loop {
             match self.events.recv_deadline(deadline) {
                 Ok(Event::Line(text, _)) => {
                     self.log_in(&text);
-                    if let Ok(line) = parse_line(&text) {
-                        return Ok(line);
+                    if let Ok(reply) = Reply::decode(&text) {
+                        return Ok(reply);
                     }
                 }
                 Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
@@ -520,20 +508,16 @@ impl HubEngine {
         }
     }
 
-    /// Wait for a line whose command is `command`; false on timeout, an error on exit.
-    fn wait_for(&mut self, command: &str, deadline: Instant) -> Result<bool> {
+    /// Wait for the reply `wanted`; false on timeout, an error on exit.
+    fn wait_for(&mut self, wanted: &Reply, deadline: Instant) -> Result<bool> {
         loop {
             match self.events.recv_deadline(deadline) {
                 Ok(Event::Line(text, _)) => {
                     self.log_in(&text);
-                    if let Ok(line) = parse_line(&text) {
-                        if line.command == command {
-                            return Ok(true);
-                        }
-                        if line.command == "error" {
-                            self.errors
-                                .push(line.get("message").unwrap_or(&text).to_string());
-                        }
+                    match Reply::decode(&text) {
+                        Ok(r) if &r == wanted => return Ok(true),
+                        Ok(Reply::Error(message)) => self.errors.push(message),
+                        _ => {}
                     }
                 }
                 Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
@@ -552,11 +536,8 @@ impl HubEngine {
             match ev {
                 Event::Line(text, _) => {
                     self.log_in(&text);
-                    if let Ok(line) = parse_line(&text)
-                        && line.command == "error"
-                    {
-                        self.errors
-                            .push(line.get("message").unwrap_or(&text).to_string());
+                    if let Ok(Reply::Error(message)) = Reply::decode(&text) {
+                        self.errors.push(message);
                     }
                 }
                 Event::Eof => {
@@ -590,7 +571,7 @@ impl Drop for HubEngine {
             return;
         }
         // Ask politely, then insist.
-        let _ = self.send("quit");
+        let _ = self.send(&Command::Quit);
         self.stdin = None;
         let until = Instant::now() + QUIT_GRACE;
         while Instant::now() < until {

@@ -6,9 +6,56 @@
 //! names exactly one move; writing gives the full route only when two legal captures share
 //! start and end (PDN's rule).
 
+use std::fmt;
+
 use super::echo::echo;
 use super::square::{parse_square, square_name};
 use crate::rules::{Bits, Board, Move, Notation};
+
+/// Why move text was not read as a move. Callers that branch on the kind (a PDN reader
+/// that looks ahead to settle an ambiguity, a referee that calls a move illegal) match on
+/// it; the message is its `Display`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MoveTextError {
+    /// The text is no move in any notation (the reason, with the text quoted).
+    Malformed(String),
+    /// A well-formed move that names no legal move.
+    Illegal {
+        /// The move as written (escaped for display).
+        text: String,
+        /// What the position allows: "a capture is compulsory", "7 legal moves".
+        hint: String,
+    },
+    /// It names several legal moves.
+    Ambiguous {
+        text: String,
+        /// Each of them with its full route, in the notation the text was written in.
+        candidates: Vec<String>,
+    },
+}
+
+impl fmt::Display for MoveTextError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MoveTextError::Malformed(why) => f.write_str(why),
+            MoveTextError::Illegal { text, hint } => write!(f, "illegal move '{text}' ({hint})"),
+            MoveTextError::Ambiguous { text, candidates } => write!(
+                f,
+                "ambiguous move '{text}': it could be {}",
+                candidates.join(" or ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MoveTextError {}
+
+/// For the callers that only pass the message on.
+impl From<MoveTextError> for String {
+    fn from(e: MoveTextError) -> String {
+        e.to_string()
+    }
+}
 
 /// The separator between squares: `-` for moves, `x` (numeric) or `:` (letter) for captures.
 fn capture_separator(notation: Notation) -> &'static str {
@@ -73,7 +120,11 @@ pub fn format_hub_move<P: Board>(mv: &Move<P::B>) -> String {
 /// Split move text into square tokens. Separators: `-`, `x`, `X`, `:`, and spaces after
 /// them (`1- 6` occurs in real files). Four or more digits with no separator (`3228`) are
 /// read as two-digit squares.
-fn tokens(text: &str) -> Result<Vec<String>, String> {
+fn tokens(text: &str) -> Result<Vec<String>, MoveTextError> {
+    tokens_of(text).map_err(MoveTextError::Malformed)
+}
+
+fn tokens_of(text: &str) -> Result<Vec<String>, String> {
     let t = text.trim();
     let shown = echo(t);
     if t.is_empty() {
@@ -141,7 +192,7 @@ pub fn parse_move<P: Board>(
     pos: &P,
     text: &str,
     legal: &[Move<P::B>],
-) -> Result<Move<P::B>, String> {
+) -> Result<Move<P::B>, MoveTextError> {
     let toks = tokens(text)?;
     let shown = echo(text.trim());
     let mut candidates: Vec<Move<P::B>> = Vec::new();
@@ -161,7 +212,8 @@ pub fn parse_move<P: Board>(
             && b[2..].iter().any(u8::is_ascii_digit)
         {
             let file = (b[0].to_ascii_lowercase() - b'a') as u32;
-            let to = parse_square::<P>(&t[1..]).map_err(|e| format!("move '{shown}': {e}"))?;
+            let to = parse_square::<P>(&t[1..])
+                .map_err(|e| MoveTextError::Malformed(format!("move '{shown}': {e}")))?;
             for m in legal {
                 if m.to as u32 == to && P::coords(m.from as u32).0 == file {
                     add(*m, &mut candidates);
@@ -169,15 +221,15 @@ pub fn parse_move<P: Board>(
             }
             return pick::<P>(pos, text, candidates, legal);
         }
-        return Err(format!(
+        return Err(MoveTextError::Malformed(format!(
             "'{shown}' is not a move (expected from-to such as 32-28 or c3-d4)"
-        ));
+        )));
     }
     let squares: Vec<u32> = toks
         .iter()
         .map(|t| parse_square::<P>(t))
         .collect::<Result<_, _>>()
-        .map_err(|e| format!("move '{shown}': {e}"))?;
+        .map_err(|e| MoveTextError::Malformed(format!("move '{shown}': {e}")))?;
     let (from, to) = (squares[0], squares[1]);
     for m in legal {
         if m.from as u32 != from {
@@ -215,7 +267,7 @@ fn pick<P: Board>(
     text: &str,
     candidates: Vec<Move<P::B>>,
     legal: &[Move<P::B>],
-) -> Result<Move<P::B>, String> {
+) -> Result<Move<P::B>, MoveTextError> {
     match candidates.len() {
         1 => Ok(candidates[0]),
         0 => {
@@ -227,7 +279,10 @@ fn pick<P: Board>(
                 let n = legal.len();
                 format!("{n} legal move{}", if n == 1 { "" } else { "s" })
             };
-            Err(format!("illegal move '{}' ({hint})", echo(text.trim())))
+            Err(MoveTextError::Illegal {
+                text: echo(text.trim()),
+                hint,
+            })
         }
         _ => {
             // Answer in the notation the move was written in.
@@ -239,15 +294,13 @@ fn pick<P: Board>(
             } else {
                 Notation::Numeric
             };
-            let names: Vec<String> = candidates
-                .iter()
-                .map(|m| format_route(pos, m, notation))
-                .collect();
-            Err(format!(
-                "ambiguous move '{}': it could be {}",
-                echo(text.trim()),
-                names.join(" or ")
-            ))
+            Err(MoveTextError::Ambiguous {
+                text: echo(text.trim()),
+                candidates: candidates
+                    .iter()
+                    .map(|m| format_route(pos, m, notation))
+                    .collect(),
+            })
         }
     }
 }

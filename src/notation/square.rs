@@ -38,12 +38,7 @@ pub fn parse_square<P: Board>(text: &str) -> Result<u32, String> {
         && !rank_text.is_empty()
         && rank_text.bytes().all(|b| b.is_ascii_digit())
     {
-        let width = if P::square_count() == 64 {
-            8
-        } else {
-            // Diagonal boards: half the squares are playable.
-            ((P::square_count() * 2) as f64).sqrt() as u32
-        };
+        let width = P::VARIANT.width();
         let file = (file_char - b'a') as u32;
         let rank: u32 = rank_text.parse().unwrap_or(0);
         if file >= width || rank == 0 || rank > width {

@@ -6,7 +6,7 @@
 use std::fmt;
 
 use super::lexer::Pos;
-use crate::notation::{parse_fen, parse_move};
+use crate::notation::{MoveTextError, parse_fen, parse_move};
 use crate::rules::{Board, Move, Variant};
 
 /// A tag pair, `[Name "value"]`, in the order read.
@@ -218,10 +218,11 @@ pub fn resolve<P: Board>(
     let text = m.decided.as_deref().unwrap_or(&m.text);
     let mv = parse_move(&before, text, &legal).map_err(|e| {
         let side = before.side().name();
-        let e = if e.starts_with("ambiguous") {
-            format!("{e} (the moves after it do not tell which)")
-        } else {
-            e
+        let e = match e {
+            MoveTextError::Ambiguous { .. } => {
+                format!("{e} (the moves after it do not tell which)")
+            }
+            e => e.to_string(),
         };
         err(m.pos, &m.text, format!("{e}, {side} to move"))
     })?;

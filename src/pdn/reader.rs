@@ -7,7 +7,7 @@ use std::fmt;
 use super::game::{Game, Line, PdnMove, Tag, resolve};
 use super::lexer::{LexError, Lexer, Pos, Token, TokenKind};
 use crate::notation::parse_fen_crowning;
-use crate::rules::{Board, Variant};
+use crate::rules::{ALL_VARIANTS, Board, Variant};
 use crate::with_board;
 
 /// What the reader needs beyond the text.
@@ -285,23 +285,19 @@ pub fn variant_of_game_type(value: &str) -> Result<Variant, String> {
     let n: u32 = first
         .parse()
         .map_err(|_| format!("GameType '{value}' does not start with a game number"))?;
-    Ok(match n {
-        20 => Variant::International,
-        21 => Variant::English,
-        25 => Variant::Russian,
-        26 => Variant::Brazilian,
-        27 => Variant::Canadian,
-        // 43 is what one program writes for turkish.
-        30 | 43 => Variant::Turkish,
-        n => {
-            let what = unsupported_game_type(n)
-                .map(|name| format!(" ({name})"))
-                .unwrap_or_default();
-            return Err(format!(
-                "GameType {n}{what} is not supported (tammi plays 20 international, \
-                 21 english, 25 russian, 26 brazilian, 27 canadian, 30 turkish)"
-            ));
-        }
+    Variant::of_pdn_game_type(n).ok_or_else(|| {
+        let what = unsupported_game_type(n)
+            .map(|name| format!(" ({name})"))
+            .unwrap_or_default();
+        let played: Vec<String> = ALL_VARIANTS
+            .iter()
+            .filter(|v| !v.facts().pdn_variant_tag)
+            .map(|v| format!("{} {v}", v.pdn_game_type()))
+            .collect();
+        format!(
+            "GameType {n}{what} is not supported (tammi plays {})",
+            played.join(", ")
+        )
     })
 }
 

@@ -8,7 +8,7 @@
 
 use super::game::{Game, Line, MoveError, resolve};
 use crate::notation::{format_move, format_route, write_fen};
-use crate::rules::{Board, Notation, Variant};
+use crate::rules::{Board, Notation};
 use crate::with_board;
 
 /// How to write.
@@ -248,7 +248,7 @@ fn write_with<P: Board>(game: &Game, opts: &WriteOptions) -> Result<String, Move
     // read as an 8x8 game. The variants sharing GameType 20 name themselves in a Variant
     // tag, as lidraughts does.
     out.push_str(&format!("[GameType \"{}\"]\n", P::VARIANT.pdn_game_type()));
-    let variant_tag = P::VARIANT.pdn_game_type() == 20 && P::VARIANT != Variant::International;
+    let variant_tag = P::VARIANT.facts().pdn_variant_tag;
     if variant_tag {
         out.push_str(&format!("[Variant \"{}\"]\n", P::VARIANT.name()));
     }

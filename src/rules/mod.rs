@@ -22,50 +22,28 @@ pub use outcome::{Outcome, outcome};
 pub use turkish::TurkishPosition;
 pub use variant::{
     ALL_VARIANTS, Brazilian, Breakthrough, Canadian, Color, DrawRules, English, Goal,
-    International, Killer, Losing, Notation, Rules, Russian, Variant,
+    International, Killer, Layout, Losing, Notation, Rules, Russian, Switches, Variant,
+    VariantFacts,
 };
 
 /// Run `$body` with `$P` bound to the board type of `$variant` (type erasure at the edges:
 /// generic code is monomorphised once per variant and chosen here at run time).
 #[macro_export]
 macro_rules! with_board {
-    ($variant:expr, $P:ident => $body:expr) => {{
+    ($variant:expr, $P:ident => $body:expr) => {
+        $crate::with_board!(@diagonal $variant, $P, $body;
+            English International Russian Brazilian Canadian Killer Breakthrough Losing)
+    };
+    // Each diagonal variant's board is `Position` of its rules type, of the same name.
+    (@diagonal $variant:expr, $P:ident, $body:expr; $($d:ident)*) => {{
         use $crate::rules::Variant as V;
         match $variant {
-            V::English => {
-                type $P = $crate::rules::Position<$crate::rules::English>;
+            $(V::$d => {
+                type $P = $crate::rules::Position<$crate::rules::$d>;
                 $body
-            }
-            V::International => {
-                type $P = $crate::rules::Position<$crate::rules::International>;
-                $body
-            }
-            V::Russian => {
-                type $P = $crate::rules::Position<$crate::rules::Russian>;
-                $body
-            }
-            V::Brazilian => {
-                type $P = $crate::rules::Position<$crate::rules::Brazilian>;
-                $body
-            }
-            V::Canadian => {
-                type $P = $crate::rules::Position<$crate::rules::Canadian>;
-                $body
-            }
+            })*
             V::Turkish => {
                 type $P = $crate::rules::TurkishPosition;
-                $body
-            }
-            V::Killer => {
-                type $P = $crate::rules::Position<$crate::rules::Killer>;
-                $body
-            }
-            V::Breakthrough => {
-                type $P = $crate::rules::Position<$crate::rules::Breakthrough>;
-                $body
-            }
-            V::Losing => {
-                type $P = $crate::rules::Position<$crate::rules::Losing>;
                 $body
             }
         }

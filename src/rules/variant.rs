@@ -67,68 +67,63 @@ pub trait Rules:
     const GOAL: Goal;
 }
 
+/// A diagonal variant's type: every switch is read from the variant's table entry (see
+/// [`VariantFacts`]), so the generator's constants and the facts the edges show cannot
+/// disagree. Only the bitboard type is given here (a type cannot come from a table).
 macro_rules! diagonal_rules {
-    ($(#[$doc:meta])* $name:ident, $variant:ident, $b:ty, $geo:expr,
-     flying: $fly:expr, backward: $back:expr, max: $max:expr, promote_in_capture: $pic:expr,
-     killer: $killer:expr, first: $first:ident, goal: $goal:ident) => {
+    ($(#[$doc:meta])* $name:ident, $b:ty) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Default, Debug, PartialEq, Eq, Hash)]
         pub struct $name;
         impl Rules for $name {
             type B = $b;
-            const VARIANT: Variant = Variant::$variant;
-            const GEO: &'static DiagonalGeometry = &$geo;
-            const FLYING_KINGS: bool = $fly;
-            const MEN_CAPTURE_BACKWARD: bool = $back;
-            const MAX_CAPTURE: bool = $max;
-            const PROMOTE_IN_CAPTURE: bool = $pic;
-            const KILLER: bool = $killer;
-            const FIRST: Color = Color::$first;
-            const GOAL: Goal = Goal::$goal;
+            const VARIANT: Variant = Variant::$name;
+            const GEO: &'static DiagonalGeometry = geometry(Variant::$name.facts().width);
+            const FLYING_KINGS: bool = Variant::$name.switches().flying_kings;
+            const MEN_CAPTURE_BACKWARD: bool = Variant::$name.switches().men_capture_backward;
+            const MAX_CAPTURE: bool = Variant::$name.switches().max_capture;
+            const PROMOTE_IN_CAPTURE: bool = Variant::$name.switches().promote_in_capture;
+            const KILLER: bool = Variant::$name.switches().killer;
+            const FIRST: Color = Variant::$name.facts().first;
+            const GOAL: Goal = Variant::$name.facts().goal;
         }
     };
 }
 
+/// The precomputed geometry of a diagonal board `width` squares wide.
+const fn geometry(width: u32) -> &'static DiagonalGeometry {
+    match width {
+        8 => &GEOMETRY_8,
+        10 => &GEOMETRY_10,
+        12 => &GEOMETRY_12,
+        _ => panic!("diagonal boards are 8, 10 or 12 squares wide"),
+    }
+}
+
 diagonal_rules!(
     /// American checkers / English draughts: short kings, men capture forward only, free choice.
-    English, English, u64, GEOMETRY_8,
-    flying: false, backward: false, max: false, promote_in_capture: false,
-    killer: false, first: Black, goal: Normal);
+    English, u64);
 diagonal_rules!(
     /// International draughts (FMJD), 10x10.
-    International, International, u64, GEOMETRY_10,
-    flying: true, backward: true, max: true, promote_in_capture: false,
-    killer: false, first: White, goal: Normal);
+    International, u64);
 diagonal_rules!(
     /// Russian draughts: free choice, crowning during a capture.
-    Russian, Russian, u64, GEOMETRY_8,
-    flying: true, backward: true, max: false, promote_in_capture: true,
-    killer: false, first: White, goal: Normal);
+    Russian, u64);
 diagonal_rules!(
     /// Brazilian draughts: international rules on 8x8.
-    Brazilian, Brazilian, u64, GEOMETRY_8,
-    flying: true, backward: true, max: true, promote_in_capture: false,
-    killer: false, first: White, goal: Normal);
+    Brazilian, u64);
 diagonal_rules!(
     /// Canadian draughts: international rules on 12x12.
-    Canadian, Canadian, u128, GEOMETRY_12,
-    flying: true, backward: true, max: true, promote_in_capture: false,
-    killer: false, first: White, goal: Normal);
+    Canadian, u128);
 diagonal_rules!(
     /// Killer draughts: international, but a king's capture ending on a king stops right behind it.
-    Killer, Killer, u64, GEOMETRY_10,
-    flying: true, backward: true, max: true, promote_in_capture: false,
-    killer: true, first: White, goal: Normal);
+    Killer, u64);
 diagonal_rules!(
     /// Breakthrough: international moves; the first to crown wins.
-    Breakthrough, Breakthrough, u64, GEOMETRY_10,
-    flying: true, backward: true, max: true, promote_in_capture: false,
-    killer: false, first: White, goal: Breakthrough);
+    Breakthrough, u64);
 diagonal_rules!(
     /// Losing draughts (antidraughts): international moves; no move left wins.
-    Losing, Losing, u64, GEOMETRY_10,
-    flying: true, backward: true, max: true, promote_in_capture: false,
-    killer: false, first: White, goal: Losing);
+    Losing, u64);
 
 /// Every variant tammi plays, as named at the edges.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -192,135 +187,304 @@ pub const ALL_VARIANTS: [Variant; 9] = [
     Variant::Losing,
 ];
 
+/// How the squares of a board are laid out.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Layout {
+    /// Play on the dark squares only, along the diagonals.
+    Diagonal,
+    /// Every square, along files and ranks (turkish).
+    Orthogonal,
+}
+
+/// The rule switches of a diagonal variant (read by [`Rules`]; see its constants).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Switches {
+    pub flying_kings: bool,
+    pub men_capture_backward: bool,
+    pub max_capture: bool,
+    pub promote_in_capture: bool,
+    pub killer: bool,
+}
+
+/// Everything tammi knows about one variant, stated once: every edge (command line, Hub,
+/// PDN, notation, evaluation, the generator's constants) reads it from here.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct VariantFacts {
+    /// The canonical name (command line, messages, PDN `Variant` tag).
+    pub name: &'static str,
+    /// Further names accepted wherever a variant is read (the name and the Hub name are).
+    pub aliases: &'static [&'static str],
+    /// The name in Scan's Hub protocol.
+    pub hub_name: &'static str,
+    /// The PDN GameType number tammi writes.
+    pub pdn_game_type: u32,
+    /// Further GameType numbers read as this variant (what other programs write).
+    pub pdn_game_type_aliases: &'static [u32],
+    /// Shares its GameType with international: a `Variant` tag names it in PDN.
+    pub pdn_variant_tag: bool,
+    /// Board width (and height), in squares.
+    pub width: u32,
+    pub layout: Layout,
+    /// The notation of the variant's literature and its PDN GameType.
+    pub notation: Notation,
+    /// The side that moves first.
+    pub first: Color,
+    pub goal: Goal,
+    pub draw_rules: DrawRules,
+    /// The evaluation's built-in weights: a file in `tuning/weights/`.
+    pub weights: &'static str,
+    /// The diagonal generator's switches; `None` for turkish, whose rules are its own
+    /// generator's (`rules/turkish.rs`).
+    pub switches: Option<Switches>,
+}
+
+/// FMJD: 25 moves each with only kings and no capture; 16 moves each for 3 pieces
+/// (2 kings + 1) against a lone king; 5 moves each for 2 against 1.
+const FMJD_DRAWS: DrawRules = DrawRules {
+    repetitions: 3,
+    reversible_plies: Some(50),
+    three_against_one_plies: Some(32),
+    two_against_one_plies: Some(10),
+};
+
+/// International rules on any board (brazilian, canadian and the 10x10 variants start here).
+const FMJD_SWITCHES: Switches = Switches {
+    flying_kings: true,
+    men_capture_backward: true,
+    max_capture: true,
+    promote_in_capture: false,
+    killer: false,
+};
+
+const INTERNATIONAL: VariantFacts = VariantFacts {
+    name: "international",
+    aliases: &["intl"],
+    hub_name: "normal",
+    pdn_game_type: 20,
+    pdn_game_type_aliases: &[],
+    pdn_variant_tag: false,
+    width: 10,
+    layout: Layout::Diagonal,
+    notation: Notation::Numeric,
+    first: Color::White,
+    goal: Goal::Normal,
+    draw_rules: FMJD_DRAWS,
+    weights: "international.txt",
+    switches: Some(FMJD_SWITCHES),
+};
+
+const ENGLISH: VariantFacts = VariantFacts {
+    name: "english",
+    aliases: &["american", "checkers"],
+    hub_name: "english",
+    pdn_game_type: 21,
+    width: 8,
+    first: Color::Black,
+    // WCDF: 40 moves by each side without a man advancing and without a capture.
+    draw_rules: DrawRules {
+        repetitions: 3,
+        reversible_plies: Some(80),
+        three_against_one_plies: None,
+        two_against_one_plies: None,
+    },
+    weights: "english.txt",
+    switches: Some(Switches {
+        flying_kings: false,
+        men_capture_backward: false,
+        max_capture: false,
+        promote_in_capture: false,
+        killer: false,
+    }),
+    ..INTERNATIONAL
+};
+
+const RUSSIAN: VariantFacts = VariantFacts {
+    name: "russian",
+    aliases: &[],
+    hub_name: "russian",
+    pdn_game_type: 25,
+    width: 8,
+    notation: Notation::Letter,
+    // Russian federation rules: 15 moves each with only kings moving and no capture.
+    draw_rules: DrawRules {
+        repetitions: 3,
+        reversible_plies: Some(30),
+        three_against_one_plies: Some(30),
+        two_against_one_plies: None,
+    },
+    weights: "russian.txt",
+    switches: Some(Switches {
+        max_capture: false,
+        promote_in_capture: true,
+        ..FMJD_SWITCHES
+    }),
+    ..INTERNATIONAL
+};
+
+const BRAZILIAN: VariantFacts = VariantFacts {
+    name: "brazilian",
+    aliases: &[],
+    hub_name: "brazilian",
+    pdn_game_type: 26,
+    width: 8,
+    notation: Notation::Letter,
+    weights: "russian.txt",
+    ..INTERNATIONAL
+};
+
+const CANADIAN: VariantFacts = VariantFacts {
+    name: "canadian",
+    aliases: &[],
+    hub_name: "canadian",
+    pdn_game_type: 27,
+    width: 12,
+    weights: "canadian.txt",
+    ..INTERNATIONAL
+};
+
+const TURKISH: VariantFacts = VariantFacts {
+    name: "turkish",
+    aliases: &[],
+    hub_name: "turkish",
+    pdn_game_type: 30,
+    // 43 is what one program writes for turkish.
+    pdn_game_type_aliases: &[43],
+    width: 8,
+    layout: Layout::Orthogonal,
+    notation: Notation::Letter,
+    draw_rules: DrawRules {
+        repetitions: 3,
+        reversible_plies: None,
+        three_against_one_plies: None,
+        two_against_one_plies: None,
+    },
+    weights: "turkish.txt",
+    switches: None,
+    ..INTERNATIONAL
+};
+
+const KILLER: VariantFacts = VariantFacts {
+    name: "killer",
+    hub_name: "killer",
+    aliases: &[],
+    pdn_variant_tag: true,
+    switches: Some(Switches {
+        killer: true,
+        ..FMJD_SWITCHES
+    }),
+    // International's weights are trained on international games; killer keeps the
+    // hand-set ones.
+    weights: "killer.txt",
+    ..INTERNATIONAL
+};
+
+const BREAKTHROUGH: VariantFacts = VariantFacts {
+    name: "breakthrough",
+    hub_name: "bt",
+    aliases: &[],
+    pdn_variant_tag: true,
+    goal: Goal::Breakthrough,
+    weights: "breakthrough.txt",
+    ..INTERNATIONAL
+};
+
+const LOSING: VariantFacts = VariantFacts {
+    name: "losing",
+    hub_name: "losing",
+    aliases: &["antidraughts"],
+    pdn_variant_tag: true,
+    goal: Goal::Losing,
+    draw_rules: TURKISH.draw_rules,
+    weights: "losing.txt",
+    ..INTERNATIONAL
+};
+
 impl Variant {
-    /// The canonical name (the Hub name where Scan has one: `normal`, `killer`, `bt`, `losing`
-    /// are accepted as aliases).
-    pub fn name(self) -> &'static str {
+    /// The variant's table entry.
+    pub const fn facts(self) -> &'static VariantFacts {
         match self {
-            Variant::English => "english",
-            Variant::International => "international",
-            Variant::Russian => "russian",
-            Variant::Brazilian => "brazilian",
-            Variant::Canadian => "canadian",
-            Variant::Turkish => "turkish",
-            Variant::Killer => "killer",
-            Variant::Breakthrough => "breakthrough",
-            Variant::Losing => "losing",
+            Variant::English => &ENGLISH,
+            Variant::International => &INTERNATIONAL,
+            Variant::Russian => &RUSSIAN,
+            Variant::Brazilian => &BRAZILIAN,
+            Variant::Canadian => &CANADIAN,
+            Variant::Turkish => &TURKISH,
+            Variant::Killer => &KILLER,
+            Variant::Breakthrough => &BREAKTHROUGH,
+            Variant::Losing => &LOSING,
         }
+    }
+
+    /// The diagonal generator's switches (a compile-time error for turkish, which has none).
+    pub const fn switches(self) -> Switches {
+        match self.facts().switches {
+            Some(s) => s,
+            None => panic!("not a diagonal variant"),
+        }
+    }
+
+    /// The canonical name.
+    pub fn name(self) -> &'static str {
+        self.facts().name
     }
 
     /// The name Scan's Hub protocol uses.
     pub fn hub_name(self) -> &'static str {
-        match self {
-            Variant::International => "normal",
-            Variant::Breakthrough => "bt",
-            v => v.name(),
-        }
+        self.facts().hub_name
     }
 
-    fn aliases(self) -> &'static [&'static str] {
-        match self {
-            Variant::English => &["english", "american", "checkers"],
-            Variant::International => &["international", "normal", "intl"],
-            Variant::Russian => &["russian"],
-            Variant::Brazilian => &["brazilian"],
-            Variant::Canadian => &["canadian"],
-            Variant::Turkish => &["turkish"],
-            Variant::Killer => &["killer"],
-            Variant::Breakthrough => &["breakthrough", "bt"],
-            Variant::Losing => &["losing", "antidraughts"],
-        }
+    /// Every name the variant is read by: its name, its Hub name and its aliases.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        let f = self.facts();
+        [f.name, f.hub_name]
+            .into_iter()
+            .chain(f.aliases.iter().copied())
     }
 
     /// Board width (and height).
     pub fn width(self) -> u32 {
-        match self {
-            Variant::English | Variant::Russian | Variant::Brazilian | Variant::Turkish => 8,
-            Variant::Canadian => 12,
-            _ => 10,
-        }
+        self.facts().width
     }
 
     /// Playable squares.
     pub fn squares(self) -> u32 {
-        match self {
-            Variant::Turkish => 64,
-            v => v.width() * v.width() / 2,
+        let w = self.width();
+        match self.facts().layout {
+            Layout::Diagonal => w * w / 2,
+            Layout::Orthogonal => w * w,
         }
     }
 
     /// The notation the variant's literature and PDN GameType use.
     pub fn default_notation(self) -> Notation {
-        match self {
-            Variant::Russian | Variant::Brazilian | Variant::Turkish => Notation::Letter,
-            _ => Notation::Numeric,
-        }
+        self.facts().notation
     }
 
     /// The side that moves first.
     pub fn first_to_move(self) -> Color {
-        match self {
-            Variant::English => Color::Black,
-            _ => Color::White,
-        }
+        self.facts().first
     }
 
     /// How the game is won.
     pub fn goal(self) -> Goal {
-        match self {
-            Variant::Losing => Goal::Losing,
-            Variant::Breakthrough => Goal::Breakthrough,
-            _ => Goal::Normal,
-        }
+        self.facts().goal
     }
 
     /// PDN GameType number.
     pub fn pdn_game_type(self) -> u32 {
-        match self {
-            Variant::English => 21,
-            Variant::Russian => 25,
-            Variant::Brazilian => 26,
-            Variant::Canadian => 27,
-            Variant::Turkish => 30,
-            _ => 20,
-        }
+        self.facts().pdn_game_type
+    }
+
+    /// The variant a PDN GameType number means by itself (without a `Variant` tag).
+    pub fn of_pdn_game_type(n: u32) -> Option<Variant> {
+        ALL_VARIANTS.into_iter().find(|v| {
+            let f = v.facts();
+            !f.pdn_variant_tag && (f.pdn_game_type == n || f.pdn_game_type_aliases.contains(&n))
+        })
     }
 
     pub fn draw_rules(self) -> DrawRules {
-        match self {
-            // WCDF: 40 moves by each side without a man advancing and without a capture.
-            Variant::English => DrawRules {
-                repetitions: 3,
-                reversible_plies: Some(80),
-                three_against_one_plies: None,
-                two_against_one_plies: None,
-            },
-            // FMJD: 25 moves each with only kings and no capture; 16 moves each for
-            // 3 pieces (2 kings + 1) against a lone king; 5 moves each for 2 against 1.
-            Variant::International
-            | Variant::Killer
-            | Variant::Breakthrough
-            | Variant::Canadian
-            | Variant::Brazilian => DrawRules {
-                repetitions: 3,
-                reversible_plies: Some(50),
-                three_against_one_plies: Some(32),
-                two_against_one_plies: Some(10),
-            },
-            // Russian federation rules: 15 moves each with only kings moving and no capture.
-            Variant::Russian => DrawRules {
-                repetitions: 3,
-                reversible_plies: Some(30),
-                three_against_one_plies: Some(30),
-                two_against_one_plies: None,
-            },
-            Variant::Turkish | Variant::Losing => DrawRules {
-                repetitions: 3,
-                reversible_plies: None,
-                three_against_one_plies: None,
-                two_against_one_plies: None,
-            },
-        }
+        self.facts().draw_rules
     }
 }
 
@@ -337,13 +501,139 @@ impl FromStr for Variant {
         ALL_VARIANTS
             .iter()
             .copied()
-            .find(|v| v.aliases().contains(&lower.as_str()))
+            .find(|v| v.names().any(|n| n == lower))
             .ok_or_else(|| {
                 let names: Vec<&str> = ALL_VARIANTS.iter().map(|v| v.name()).collect();
+                let other: Vec<&str> = ALL_VARIANTS
+                    .iter()
+                    .flat_map(|v| v.names().skip(1).filter(move |n| *n != v.name()))
+                    .collect();
                 format!(
-                    "unknown variant '{s}' (expected one of: {}; aliases american, checkers, normal, bt)",
-                    names.join(", ")
+                    "unknown variant '{s}' (expected one of: {}; aliases {})",
+                    names.join(", "),
+                    other.join(", ")
                 )
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Board, Position, TurkishPosition};
+
+    /// The generator's constants are the table's (a type per variant, checked one by one).
+    fn same_as_table<R: Rules>() {
+        let f = R::VARIANT.facts();
+        let s = R::VARIANT.switches();
+        assert_eq!(R::GEO.width, f.width, "{}", f.name);
+        assert_eq!(R::GEO.squares, R::VARIANT.squares(), "{}", f.name);
+        assert_eq!(Position::<R>::square_count(), R::VARIANT.squares());
+        assert_eq!(
+            (R::FLYING_KINGS, R::MEN_CAPTURE_BACKWARD, R::MAX_CAPTURE),
+            (s.flying_kings, s.men_capture_backward, s.max_capture)
+        );
+        assert_eq!(
+            (R::PROMOTE_IN_CAPTURE, R::KILLER),
+            (s.promote_in_capture, s.killer)
+        );
+        assert_eq!((R::FIRST, R::GOAL), (f.first, f.goal));
+        assert_eq!(Position::<R>::start().side(), f.first, "{}", f.name);
+    }
+
+    #[test]
+    fn the_generator_reads_the_table() {
+        same_as_table::<English>();
+        same_as_table::<International>();
+        same_as_table::<Russian>();
+        same_as_table::<Brazilian>();
+        same_as_table::<Canadian>();
+        same_as_table::<Killer>();
+        same_as_table::<Breakthrough>();
+        same_as_table::<Losing>();
+        assert_eq!(TurkishPosition::square_count(), Variant::Turkish.squares());
+        assert_eq!(TurkishPosition::VARIANT.facts().layout, Layout::Orthogonal);
+    }
+
+    #[test]
+    fn the_table_holds_what_tammi_played_before() {
+        use Variant as V;
+        let row = |v: V| {
+            format!(
+                "{} {} {} {} {} {:?} {:?}",
+                v.name(),
+                v.hub_name(),
+                v.pdn_game_type(),
+                v.width(),
+                v.squares(),
+                v.first_to_move(),
+                v.default_notation()
+            )
+        };
+        let rows: Vec<String> = ALL_VARIANTS.into_iter().map(row).collect();
+        assert_eq!(
+            rows,
+            [
+                "english english 21 8 32 Black Numeric",
+                "international normal 20 10 50 White Numeric",
+                "russian russian 25 8 32 White Letter",
+                "brazilian brazilian 26 8 32 White Letter",
+                "canadian canadian 27 12 72 White Numeric",
+                "turkish turkish 30 8 64 White Letter",
+                "killer killer 20 10 50 White Numeric",
+                "breakthrough bt 20 10 50 White Numeric",
+                "losing losing 20 10 50 White Numeric",
+            ]
+        );
+        assert_eq!(V::Losing.goal(), Goal::Losing);
+        assert_eq!(V::Breakthrough.goal(), Goal::Breakthrough);
+        assert_eq!(V::Killer.goal(), Goal::Normal);
+        let fmjd = V::International.draw_rules();
+        for v in [V::Killer, V::Breakthrough, V::Canadian, V::Brazilian] {
+            assert_eq!(v.draw_rules(), fmjd, "{v}");
+        }
+        assert_eq!(V::English.draw_rules().reversible_plies, Some(80));
+        assert_eq!(V::Russian.draw_rules().reversible_plies, Some(30));
+        assert_eq!(V::Losing.draw_rules(), V::Turkish.draw_rules());
+        assert_eq!(V::Turkish.draw_rules().reversible_plies, None);
+    }
+
+    #[test]
+    fn names_and_game_types_read_back() {
+        for v in ALL_VARIANTS {
+            for n in v.names() {
+                assert_eq!(n.parse::<Variant>(), Ok(v), "{n}");
+                assert_eq!(n.to_uppercase().parse::<Variant>(), Ok(v), "{n}");
+            }
+            let by_number = Variant::of_pdn_game_type(v.pdn_game_type()).unwrap();
+            if v.facts().pdn_variant_tag {
+                assert_eq!(by_number, Variant::International, "{v}");
+            } else {
+                assert_eq!(by_number, v, "{v}");
+            }
+        }
+        for (alias, v) in [
+            ("american", Variant::English),
+            ("checkers", Variant::English),
+            ("intl", Variant::International),
+            ("antidraughts", Variant::Losing),
+        ] {
+            assert_eq!(alias.parse::<Variant>(), Ok(v));
+        }
+        assert_eq!(Variant::of_pdn_game_type(43), Some(Variant::Turkish));
+        assert_eq!(Variant::of_pdn_game_type(40), None);
+        let e = "frisian".parse::<Variant>().unwrap_err();
+        assert!(
+            e.contains("unknown variant 'frisian'") && e.contains("normal, "),
+            "{e}"
+        );
+        // Every name is one variant's only.
+        for v in ALL_VARIANTS {
+            for w in ALL_VARIANTS {
+                if v != w {
+                    assert!(v.names().all(|n| w.names().all(|m| m != n)), "{v} {w}");
+                }
+            }
+        }
     }
 }
