@@ -23,7 +23,7 @@ use super::game::Counters;
 use super::limits::{EngineOptions, Limits};
 use super::search::{
     Control, EGDB_EVAL_RANGE, EGDB_WIN, Iteration, MATE, MATE_BOUND, RootMove, SearchShared,
-    Searcher, database_value,
+    Searcher, Tables, database_value,
 };
 use super::time;
 use super::tt::TranspositionTable;
@@ -321,7 +321,7 @@ impl<P: Evaluate> AnyGame for GameState<P> {
         let budget = time::allocate(&job.limits, job.options.move_overhead);
         let threads = job.options.threads.max(1);
         let shared = SearchShared::new(
-            &job.control,
+            Arc::clone(&job.control),
             job.limits.clone(),
             budget,
             threads,
@@ -342,6 +342,7 @@ impl<P: Evaluate> AnyGame for GameState<P> {
                 self.counters,
                 &self.history,
                 &legal,
+                Tables::default(),
             )
             .with_egdb(egdb)
         };
