@@ -211,6 +211,30 @@ impl<P: Evaluate> GameState<P> {
         })
     }
 
+    /// Search thread `id`'s searcher of this position (`legal` are its moves).
+    fn searcher<'s>(
+        &'s self,
+        tt: &'s TranspositionTable,
+        shared: &'s SearchShared,
+        id: usize,
+        legal: &[Move<P::B>],
+        tables: Tables<P::B>,
+        egdb: Option<&'s Database>,
+    ) -> Searcher<'s, P> {
+        Searcher::new(
+            &self.eval,
+            tt,
+            shared,
+            id,
+            self.pos,
+            self.counters,
+            &self.history,
+            legal,
+            tables,
+        )
+        .with_egdb(egdb)
+    }
+
     /// The moves of `line` as Hub text and in `notation`, stopping at the first move that
     /// is not legal (cannot happen; a guard for the printing code).
     fn texts(&self, line: &[Move<P::B>], notation: Notation) -> (Vec<String>, Vec<String>) {
@@ -367,18 +391,9 @@ impl<P: Evaluate> AnyGame for GameState<P> {
                 let result = catch_unwind(AssertUnwindSafe(|| {
                     let mut legal = Vec::new();
                     game.pos.generate(&mut legal);
-                    let mut helper = Searcher::new(
-                        &game.eval,
-                        &tt,
-                        &shared,
-                        id,
-                        game.pos,
-                        game.counters,
-                        &game.history,
-                        &legal,
-                        slot.take(owner),
-                    )
-                    .with_egdb(egdb.as_deref());
+                    let tables = slot.take(owner);
+                    let mut helper =
+                        game.searcher(&tt, &shared, id, &legal, tables, egdb.as_deref());
                     start.wait();
                     helper.iterate(&mut |it| {
                         *lock(&published[id - 1]) = Some((it.depth, it.lines[0].clone()));
@@ -393,18 +408,8 @@ impl<P: Evaluate> AnyGame for GameState<P> {
                 crew.leave(None);
             }
         }
-        let mut main = Searcher::new(
-            &self.eval,
-            &job.tt,
-            &shared,
-            0,
-            self.pos,
-            self.counters,
-            &self.history,
-            &legal,
-            slot.take(owner),
-        )
-        .with_egdb(egdb.as_deref());
+        let tables = slot.take(owner);
+        let mut main = self.searcher(&job.tt, &shared, 0, &legal, tables, egdb.as_deref());
         start.open();
         main.iterate(&mut |it| {
             for (i, line) in it.lines.iter().enumerate() {
