@@ -814,10 +814,8 @@ impl Engine {
         // changes are then made against the values in force.
         self.stop_and_wait();
         self.collect_preparation();
-        if self.pool.main.is_some() {
-            // Threads are started here rather than at the next `go`, off the clock.
-            self.pool.resize(options.threads);
-        }
+        // Threads are started here rather than at the next `go`, off the clock.
+        self.pool.resize(options.threads);
         let mut changes = Vec::new();
         if options.egdb != self.options.egdb {
             // The file is checked now; only its tables are read later.
