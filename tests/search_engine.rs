@@ -303,3 +303,45 @@ fn options_are_validated() {
     assert!(err.contains("multipv"));
     assert_eq!(e.options().multipv, 1);
 }
+
+/// One thread's nodes to depth 9 from a position reached by two moves, after the table is
+/// emptied (by resizing it away and back) but not the search's history and killers.
+fn nodes_with_an_empty_table(e: &mut Engine) -> u64 {
+    let mut options = e.options().clone();
+    let mb = options.hash_mb;
+    options.hash_mb = mb + 1;
+    e.set_options(options.clone()).unwrap();
+    options.hash_mb = mb;
+    e.set_options(options).unwrap();
+    let moves = vec!["32-28".to_string(), "18-23".to_string()];
+    e.set_position(Variant::International, "start", &moves)
+        .unwrap();
+    e.think(Limits::depth(9), |_| {}).nodes
+}
+
+#[test]
+fn history_and_killers_are_kept_between_moves_and_cleared_by_new_game_or_variant() {
+    let mut e = engine(1);
+    let fresh = nodes_with_an_empty_table(&mut e);
+    // The same search again: the table is empty again, but the move ordering remembers.
+    let again = nodes_with_an_empty_table(&mut e);
+    assert_ne!(
+        fresh, again,
+        "the second search ordered its moves as the first did"
+    );
+    e.new_game();
+    assert_eq!(
+        nodes_with_an_empty_table(&mut e),
+        fresh,
+        "new_game kept the history"
+    );
+
+    nodes_with_an_empty_table(&mut e);
+    e.set_position(Variant::English, "start", &[]).unwrap();
+    e.think(Limits::depth(5), |_| {});
+    assert_eq!(
+        nodes_with_an_empty_table(&mut e),
+        fresh,
+        "another variant's search kept this variant's history"
+    );
+}

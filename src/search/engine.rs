@@ -5,11 +5,15 @@
 //! The board type is erased here, at the edge: a [`GameState<P>`] per variant behind the
 //! [`AnyGame`] trait, chosen at run time with `with_board!`.
 
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender};
 
 use crate::egdb::{Database, Unread, Wld};
 use crate::eval::{Evaluate, Evaluator};
@@ -22,7 +26,7 @@ use crate::with_board;
 use super::limits::{EngineOptions, Limits};
 use super::search::{
     Control, EGDB_EVAL_RANGE, EGDB_WIN, Iteration, MATE, MATE_BOUND, RootMove, SearchShared,
-    Searcher, database_value,
+    Searcher, Tables, database_value,
 };
 use super::time;
 use super::tt::TranspositionTable;
@@ -153,6 +157,8 @@ struct Job {
     limits: Limits,
     on_info: InfoCallback,
     on_done: DoneCallback,
+    /// The engine's game number (see [`Slot`]).
+    game: u64,
 }
 
 /// A game position of any variant (the type-erased face of [`GameState`]).
@@ -161,8 +167,9 @@ trait AnyGame: Send + Sync {
     fn fen(&self) -> String;
     fn hub_position(&self) -> String;
     fn legal_moves(&self) -> Vec<String>;
-    /// Run a search to its end on the calling thread, then call `on_done`.
-    fn run(&self, job: Job);
+    /// Run a search to its end on the calling thread (a pool thread, whose tables are
+    /// `slot`) with the help of the pool's `helpers`, then call `on_done`.
+    fn run(self: Arc<Self>, job: Job, slot: &mut Slot, helpers: &[Sender<Task>]);
 }
 
 /// The position to search, how the game reached it, and the variant's evaluation.
@@ -191,6 +198,30 @@ impl<P: Evaluate> GameState<P> {
             game,
             eval: Evaluator::new(),
         })
+    }
+
+    /// Search thread `id`'s searcher of this position (`legal` are its moves).
+    fn searcher<'s>(
+        &'s self,
+        tt: &'s TranspositionTable,
+        shared: &'s SearchShared,
+        id: usize,
+        legal: &[Move<P::B>],
+        tables: Tables<P::B>,
+        egdb: Option<&'s Database>,
+    ) -> Searcher<'s, P> {
+        Searcher::new(
+            &self.eval,
+            tt,
+            shared,
+            id,
+            self.pos,
+            self.game.counters(),
+            self.game.history(),
+            legal,
+            tables,
+        )
+        .with_egdb(egdb)
     }
 
     /// The moves of `line` as Hub text and in `notation`, stopping at the first move that
@@ -289,7 +320,7 @@ impl<P: Evaluate> AnyGame for GameState<P> {
         legal.iter().map(format_hub_move::<P>).collect()
     }
 
-    fn run(&self, mut job: Job) {
+    fn run(self: Arc<Self>, mut job: Job, slot: &mut Slot, helpers: &[Sender<Task>]) {
         let notation = job
             .options
             .notation
@@ -308,101 +339,108 @@ impl<P: Evaluate> AnyGame for GameState<P> {
         }
         job.tt.new_search();
         let budget = time::allocate(&job.limits, job.options.move_overhead);
-        let threads = job.options.threads.max(1);
-        let shared = SearchShared::new(
-            &job.control,
+        // The pool has the threads asked for, unless the system refused some.
+        let threads = job.options.threads.clamp(1, helpers.len() + 1);
+        let shared = Arc::new(SearchShared::new(
+            Arc::clone(&job.control),
             job.limits.clone(),
             budget,
             threads,
             job.options.multipv,
-        );
+        ));
         // The database is english only.
-        let egdb = job
-            .egdb
-            .as_deref()
-            .filter(|_| P::VARIANT == Variant::English);
-        let searcher = |id| {
-            Searcher::new(
-                &self.eval,
-                &job.tt,
-                &shared,
-                id,
-                self.pos,
-                self.game.counters(),
-                self.game.history(),
-                &legal,
-            )
-            .with_egdb(egdb)
-        };
-        let mut main = searcher(0);
+        let egdb = job.egdb.clone().filter(|_| P::VARIANT == Variant::English);
+        let owner = (P::VARIANT, job.game);
         let mut on_info = std::mem::replace(&mut job.on_info, Box::new(|_| {}));
-        let mut on_done = Some(std::mem::replace(&mut job.on_done, Box::new(|_| {})));
-        let published: Vec<Published<P::B>> = (1..threads).map(|_| Mutex::new(None)).collect();
-        let (start, finish) = (Gate::default(), Gate::default());
-        std::thread::scope(|s| {
-            // The helpers wait at `start` until every one is spawned: spawned straight
-            // into the search, each slowed the spawning of the next (with more threads
-            // than cores the spawner gets a shrinking share of them), and 256 threads on
-            // two cores took nine seconds to start. Once stopped they wait at `finish`
-            // until the main thread has answered: threads that end take long to be
-            // scheduled and to exit (hundreds of them: seconds), threads that wait do
-            // not compete for the cores the main thread needs. A helper that cannot be
-            // spawned (a thread limit) is done without.
-            let (searcher, start, finish, published) = (&searcher, &start, &finish, &published);
-            for id in 1..threads {
-                let spawned = std::thread::Builder::new()
-                    .name("tammi-helper".into())
-                    .spawn_scoped(s, move || {
-                        let mut helper = searcher(id);
-                        start.wait();
-                        helper.iterate(&mut |it| {
-                            *lock(&published[id - 1]) = Some((it.depth, it.lines[0].clone()));
-                        });
-                        finish.wait();
+        let on_done = std::mem::replace(&mut job.on_done, Box::new(|_| {}));
+        let published: Arc<Vec<Published<P::B>>> =
+            Arc::new((1..threads).map(|_| Mutex::new(None)).collect());
+        // The helpers wait at `start` until every one has its task: started straight
+        // into the search, each slowed the handing out to the next (with more threads
+        // than cores the main thread gets a shrinking share of them), and 256 threads on
+        // two cores took seconds to start. Once stopped, a helper goes back to waiting
+        // for its next task: threads that wait do not compete for the cores the main
+        // thread needs to answer.
+        let start = Arc::new(Gate::default());
+        let crew = Arc::new(Crew::default());
+        for (i, pool_thread) in helpers[..threads - 1].iter().enumerate() {
+            let id = i + 1;
+            let (game, tt, shared, egdb) = (
+                Arc::clone(&self),
+                Arc::clone(&job.tt),
+                Arc::clone(&shared),
+                egdb.clone(),
+            );
+            let (published, start, crew_) = (
+                Arc::clone(&published),
+                Arc::clone(&start),
+                Arc::clone(&crew),
+            );
+            let task: Task = Box::new(move |slot: &mut Slot| {
+                let result = catch_unwind(AssertUnwindSafe(|| {
+                    let mut legal = Vec::new();
+                    game.pos.generate(&mut legal);
+                    let tables = slot.take(owner);
+                    let mut helper =
+                        game.searcher(&tt, &shared, id, &legal, tables, egdb.as_deref());
+                    start.wait();
+                    helper.iterate(&mut |it| {
+                        *lock(&published[id - 1]) = Some((it.depth, it.lines[0].clone()));
                     });
-                if spawned.is_err() {
-                    break;
-                }
-            }
-            start.open();
-            main.iterate(&mut |it| {
-                for (i, line) in it.lines.iter().enumerate() {
-                    on_info(self.info(line, it, i + 1, &job, notation));
-                }
+                    slot.put(owner, helper.into_tables());
+                }));
+                crew_.leave(result.err());
             });
-            shared.abort();
-            hold_until_released(&job.control, &job.limits);
+            crew.enter();
+            if pool_thread.send(task).is_err() {
+                // The thread is gone (it cannot be, short of a bug): search without it.
+                crew.leave(None);
+            }
+        }
+        let tables = slot.take(owner);
+        let mut main = self.searcher(&job.tt, &shared, 0, &legal, tables, egdb.as_deref());
+        start.open();
+        main.iterate(&mut |it| {
+            for (i, line) in it.lines.iter().enumerate() {
+                on_info(self.info(line, it, i + 1, &job, notation));
+            }
+        });
+        shared.abort();
+        hold_until_released(&job.control, &job.limits);
 
-            // Lazy SMP: a helper that finished a deeper iteration with a better score than
-            // the main thread's has the better move (the rule of Stockfish 9). Single
-            // lines only: MultiPV reports the main thread's lines.
-            let mut chosen = (main.completed_depth, main.best[0].clone());
-            if job.options.multipv <= 1 {
-                for slot in published {
-                    if let Some((depth, line)) = lock(slot).as_ref()
-                        && *depth > chosen.0
-                        && line.score > chosen.1.score
-                    {
-                        chosen = (*depth, line.clone());
-                    }
+        // Lazy SMP: a helper that finished a deeper iteration with a better score than
+        // the main thread's has the better move (the rule of Stockfish 9). Single lines
+        // only: MultiPV reports the main thread's lines.
+        let mut chosen = (main.completed_depth, main.best[0].clone());
+        if job.options.multipv <= 1 {
+            for slot in published.iter() {
+                if let Some((depth, line)) = lock(slot).as_ref()
+                    && *depth > chosen.0
+                    && line.score > chosen.1.score
+                {
+                    chosen = (*depth, line.clone());
                 }
             }
-            let (depth, best) = chosen;
-            let (hub, text) = self.texts(&best.pv[..best.pv.len().min(2)], notation);
-            let done = Done {
-                best: hub.first().cloned(),
-                ponder: hub.get(1).cloned(),
-                best_text: text.first().cloned(),
-                ponder_text: text.get(1).cloned(),
-                score: Some(self.reported_score(best.score, &best.pv, job.egdb.as_deref())),
-                depth: depth as u32,
-                nodes: shared.nodes.load(Relaxed),
-                time: job.control.start.elapsed(),
-            };
-            // Answer first, then let the helpers end (the scope waits for them).
-            (on_done.take().expect("called once"))(done);
-            finish.open();
-        });
+        }
+        let (depth, best) = chosen;
+        let (hub, text) = self.texts(&best.pv[..best.pv.len().min(2)], notation);
+        let done = Done {
+            best: hub.first().cloned(),
+            ponder: hub.get(1).cloned(),
+            best_text: text.first().cloned(),
+            ponder_text: text.get(1).cloned(),
+            score: Some(self.reported_score(best.score, &best.pv, job.egdb.as_deref())),
+            depth: depth as u32,
+            nodes: shared.nodes.load(Relaxed),
+            time: job.control.start.elapsed(),
+        };
+        // Answer first, then wait for the helpers to be back in the pool (the next
+        // search must not start while they still search this one).
+        on_done(done);
+        slot.put(owner, main.into_tables());
+        if let Some(panic) = crew.wait() {
+            resume_unwind(panic);
+        }
     }
 }
 
@@ -414,8 +452,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Where helper threads wait for the main thread: until it has spawned them all, and
-/// until it has answered.
+/// Where helper threads wait for the main thread until it has handed out every task.
 #[derive(Default)]
 struct Gate {
     open: Mutex<bool>,
@@ -434,6 +471,125 @@ impl Gate {
         *lock(&self.open) = true;
         self.opened.notify_all();
     }
+}
+
+/// The helpers of one search still searching it, and the first panic among them.
+#[derive(Default)]
+struct Crew {
+    state: Mutex<(usize, Option<Panic>)>,
+    idle: Condvar,
+}
+
+/// What a panicking thread left (to be raised again on the caller's thread).
+type Panic = Box<dyn Any + Send>;
+
+impl Crew {
+    fn enter(&self) {
+        lock(&self.state).0 += 1;
+    }
+
+    fn leave(&self, panic: Option<Panic>) {
+        let mut st = lock(&self.state);
+        st.0 -= 1;
+        if st.1.is_none() {
+            st.1 = panic;
+        }
+        if st.0 == 0 {
+            self.idle.notify_all();
+        }
+    }
+
+    /// Wait until every helper has left; the first panic among them, if any.
+    fn wait(&self) -> Option<Panic> {
+        let mut st = lock(&self.state);
+        while st.0 > 0 {
+            st = self.idle.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        st.1.take()
+    }
+}
+
+/// Work for a pool thread, given that thread's tables.
+type Task = Box<dyn FnOnce(&mut Slot) + Send>;
+
+/// A pool thread's search tables (see [`Tables`]) between searches, with the game they
+/// were learnt in: the variant, and the engine's game number, which `new_game` advances.
+/// Tables of another game are dropped, and the search starts from new ones.
+#[derive(Default)]
+struct Slot {
+    owner: Option<(Variant, u64)>,
+    tables: Option<Box<dyn Any + Send>>,
+}
+
+impl Slot {
+    fn take<B: Copy + Default + Send + 'static>(&mut self, owner: (Variant, u64)) -> Tables<B> {
+        let kept = self.tables.take().filter(|_| self.owner == Some(owner));
+        match kept.map(|t| t.downcast::<Tables<B>>()) {
+            Some(Ok(t)) => *t,
+            _ => Tables::default(),
+        }
+    }
+
+    fn put<B: Send + 'static>(&mut self, owner: (Variant, u64), tables: Tables<B>) {
+        self.owner = Some(owner);
+        self.tables = Some(Box::new(tables));
+    }
+}
+
+/// The search threads, started once and kept from move to move (starting them for every
+/// search cost a `go` a spawn per thread): the main one runs each search and answers, the
+/// helpers run the Lazy-SMP searches beside it. Each waits for its next task; a thread
+/// whose sender is dropped ends.
+#[derive(Default)]
+struct Pool {
+    main: Option<Sender<Task>>,
+    helpers: Arc<Vec<Sender<Task>>>,
+}
+
+impl Pool {
+    /// Have `threads` threads in all: start the missing ones, let the extra ones end. A
+    /// helper that cannot be started (a system limit) is done without.
+    fn resize(&mut self, threads: usize) {
+        if self.main.is_none() {
+            // The main search's recursion and move lists get a large stack.
+            self.main = Some(
+                spawn_pool_thread("tammi-search", Some(16 << 20))
+                    .expect("starting the search thread"),
+            );
+        }
+        let want = threads.max(1) - 1;
+        if self.helpers.len() == want {
+            return;
+        }
+        let mut helpers = self.helpers.as_ref().clone();
+        helpers.truncate(want);
+        while helpers.len() < want {
+            match spawn_pool_thread("tammi-helper", None) {
+                Some(t) => helpers.push(t),
+                None => break,
+            }
+        }
+        self.helpers = Arc::new(helpers);
+    }
+}
+
+/// Start a pool thread; `None` if the system refuses.
+fn spawn_pool_thread(name: &str, stack: Option<usize>) -> Option<Sender<Task>> {
+    let (tx, rx): (Sender<Task>, Receiver<Task>) = crossbeam_channel::unbounded();
+    let mut builder = std::thread::Builder::new().name(name.into());
+    if let Some(size) = stack {
+        builder = builder.stack_size(size);
+    }
+    builder
+        .spawn(move || {
+            let mut slot = Slot::default();
+            for task in rx {
+                // Tasks catch their own panics and report them to the caller.
+                task(&mut slot);
+            }
+        })
+        .ok()?;
+    Some(tx)
 }
 
 /// The transposition table and the endgame database, with the option values they
@@ -513,11 +669,11 @@ fn open_egdb(path: &Path) -> Result<Unread, String> {
     Database::open(path).map_err(|e| format!("{e:#}"))
 }
 
-/// A search in progress; its thread gives back the resources of a preparation it
-/// waited for.
+/// A search in progress; at its end its thread sends back the resources of a
+/// preparation it waited for (or the panic that ended it).
 struct Running {
     control: Arc<Control>,
-    handle: JoinHandle<Option<Prepared>>,
+    done: Receiver<Result<Option<Prepared>, Panic>>,
 }
 
 /// The engine: options, the transposition table, the current position, and at most one
@@ -541,6 +697,9 @@ pub struct Engine {
     preparing: Option<JoinHandle<Prepared>>,
     game: Arc<dyn AnyGame>,
     running: Option<Running>,
+    pool: Pool,
+    /// Advanced by `new_game`: the search tables of an earlier game are not used again.
+    game_number: u64,
 }
 
 impl std::fmt::Debug for Engine {
@@ -590,6 +749,8 @@ impl Engine {
             options,
             game,
             running: None,
+            pool: Pool::default(),
+            game_number: 0,
         })
     }
 
@@ -642,6 +803,8 @@ impl Engine {
         // changes are then made against the values in force.
         self.stop_and_wait();
         self.collect_preparation();
+        // Threads are started here rather than at the next `go`, off the clock.
+        self.pool.resize(options.threads);
         let mut changes = Vec::new();
         if options.egdb != self.options.egdb {
             // The file is checked now; only its tables are read later.
@@ -758,6 +921,7 @@ impl Engine {
         // A preparation still at work goes with the search, which waits for it and
         // gives the resources back when it ends.
         let preparing = self.preparing.take();
+        self.pool.resize(self.options.threads);
         let control = Arc::new(Control::new(limits.ponder));
         let mut job = Job {
             tt: Arc::clone(&self.resources.tt),
@@ -767,22 +931,34 @@ impl Engine {
             limits,
             on_info: Box::new(on_info),
             on_done: Box::new(on_done),
+            game: self.game_number,
         };
         let game = Arc::clone(&self.game);
-        let handle = std::thread::Builder::new()
-            .name("tammi-search".into())
-            .stack_size(16 << 20)
-            .spawn(move || {
+        let helpers = Arc::clone(&self.pool.helpers);
+        let (tx, done) = crossbeam_channel::bounded(1);
+        let task: Task = Box::new(move |slot: &mut Slot| {
+            let result = catch_unwind(AssertUnwindSafe(|| {
                 let prepared = preparing.map(join_preparation);
                 if let Some((r, _)) = &prepared {
                     job.tt = Arc::clone(&r.tt);
                     job.egdb = r.egdb.clone();
                 }
-                game.run(job);
+                game.run(job, slot, &helpers);
                 prepared
-            })
-            .expect("spawning the search thread");
-        self.running = Some(Running { control, handle });
+            }));
+            if result.is_err() {
+                // The tables may be half updated.
+                *slot = Slot::default();
+            }
+            let _ = tx.send(result);
+        });
+        self.pool
+            .main
+            .as_ref()
+            .expect("resized above")
+            .send(task)
+            .expect("the search thread waits for tasks");
+        self.running = Some(Running { control, done });
     }
 
     /// Search and wait for the result (for tools and tests).
@@ -813,31 +989,31 @@ impl Engine {
 
     /// Whether a search is running (its `Done` may not have been sent yet).
     pub fn is_searching(&self) -> bool {
-        self.running
-            .as_ref()
-            .is_some_and(|r| !r.handle.is_finished())
+        self.running.as_ref().is_some_and(|r| r.done.is_empty())
     }
 
     /// Block until the running search (if any) has finished and sent its `Done`.
     pub fn wait(&mut self) {
         if let Some(r) = self.running.take() {
             // A panic in the search thread is a bug; report it rather than hide it.
-            match r.handle.join() {
-                Ok(Some(prepared)) => {
+            match r.done.recv() {
+                Ok(Ok(Some(prepared))) => {
                     // Its error, if any, went to the callback when it happened.
                     self.install(prepared);
                 }
-                Ok(None) => {}
-                Err(e) => std::panic::resume_unwind(e),
+                Ok(Ok(None)) => {}
+                Ok(Err(e)) => resume_unwind(e),
+                Err(_) => panic!("the search thread ended without an answer"),
             }
         }
     }
 
-    /// The next search is unrelated to the previous ones: forget the hash table. The
-    /// table is cleared on the preparation thread (seconds for gigabytes); the next
-    /// search waits for it.
+    /// The next search is unrelated to the previous ones: forget the hash table, and
+    /// the history and killers the search threads learnt. The table is cleared on the
+    /// preparation thread (seconds for gigabytes); the next search waits for it.
     pub fn new_game(&mut self) {
         self.stop_and_wait();
+        self.game_number += 1;
         self.prepare(vec![Change::Clear], None);
     }
 
@@ -851,7 +1027,7 @@ impl Drop for Engine {
     fn drop(&mut self) {
         self.stop();
         if let Some(r) = self.running.take() {
-            let _ = r.handle.join();
+            let _ = r.done.recv();
         }
     }
 }

@@ -234,8 +234,8 @@ impl Turns {
 }
 
 /// What the threads of one search share besides the transposition table.
-pub struct SearchShared<'a> {
-    pub control: &'a Control,
+pub struct SearchShared {
+    pub control: Arc<Control>,
     /// Set when the search must end: the main thread is done, or a limit is reached.
     pub abort: AtomicBool,
     /// Nodes of all threads (each adds its count every `POLL_INTERVAL` nodes).
@@ -248,9 +248,9 @@ pub struct SearchShared<'a> {
     turns: Option<Turns>,
 }
 
-impl<'a> SearchShared<'a> {
+impl SearchShared {
     pub fn new(
-        control: &'a Control,
+        control: Arc<Control>,
         limits: Limits,
         budget: Option<Budget>,
         threads: usize,
@@ -342,6 +342,90 @@ fn score_from_tt(s: i32, ply: usize) -> i32 {
     }
 }
 
+/// What a node keeps on the search path: its moves and their ordering scores, its
+/// principal variation, and the killers of its ply (which outlive the node: the next
+/// node at this ply tries them early).
+struct Frame<B> {
+    moves: MoveList<B>,
+    scores: Vec<i32>,
+    pv: Vec<Move<B>>,
+    killers: Killers<B>,
+}
+
+impl<B: Copy + Default> Frame<B> {
+    fn new() -> Self {
+        Frame {
+            moves: Vec::with_capacity(64),
+            scores: Vec::with_capacity(64),
+            pv: Vec::with_capacity(MAX_PLY),
+            killers: [Move::default(); 2],
+        }
+    }
+}
+
+/// A thread's move-ordering knowledge and per-ply frames, kept from one search to the
+/// next in the same game (the history and killers learnt on one move still order the
+/// next, and the frames are not allocated again); a new game or another variant starts
+/// from [`Tables::default`].
+pub struct Tables<B> {
+    history: History,
+    stack: Vec<Frame<B>>,
+}
+
+impl<B: Copy + Default> Default for Tables<B> {
+    fn default() -> Self {
+        Tables {
+            history: History::default(),
+            stack: (0..MAX_PLY + 1).map(|_| Frame::new()).collect(),
+        }
+    }
+}
+
+/// The kind of a node, as its parent expects it to turn out; it decides the window, what
+/// may be pruned and how much late moves are reduced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Node {
+    /// On the principal variation: an open window, never cut by the table.
+    Pv,
+    /// Expected to fail high: a null window, its late moves reduced more.
+    Cut,
+    /// Expected to fail low: a null window.
+    All,
+}
+
+impl Node {
+    #[inline(always)]
+    fn is_pv(self) -> bool {
+        self == Node::Pv
+    }
+
+    #[inline(always)]
+    fn is_cut(self) -> bool {
+        self == Node::Cut
+    }
+
+    /// The kind of the first child (the expected best move): the principal variation
+    /// goes on, and below a null window cut and all nodes alternate.
+    #[inline(always)]
+    fn first_child(self) -> Node {
+        match self {
+            Node::Pv => Node::Pv,
+            Node::Cut => Node::All,
+            Node::All => Node::Cut,
+        }
+    }
+
+    /// The kind of a late child searched again at full depth with a null window, after
+    /// its reduced search failed high.
+    #[inline(always)]
+    fn research_child(self) -> Node {
+        match self {
+            Node::Cut => Node::All,
+            Node::Pv | Node::All => Node::Cut,
+        }
+    }
+}
+
 /// One thread's search.
 pub struct Searcher<'a, P: Evaluate> {
     eval: &'a Evaluator<P>,
@@ -350,7 +434,7 @@ pub struct Searcher<'a, P: Evaluate> {
     /// Positions with at most this many pieces are probed (see `with_egdb`).
     egdb_pieces: u32,
     tt: &'a TranspositionTable,
-    shared: &'a SearchShared<'a>,
+    shared: &'a SearchShared,
     /// 0 for the main thread, which reports, keeps time and decides the move.
     id: usize,
     rules: DrawRules,
@@ -362,11 +446,12 @@ pub struct Searcher<'a, P: Evaluate> {
     keys: Vec<u64>,
     /// Index in `keys` of the root position once pushed: later keys are in the tree.
     root_index: usize,
-    lists: Vec<MoveList<P::B>>,
-    scores: Vec<Vec<i32>>,
-    pv: Vec<Vec<Move<P::B>>>,
-    killers: Vec<Killers<P::B>>,
+    /// One frame per ply (see [`Tables`]).
+    stack: Vec<Frame<P::B>>,
     history: History,
+    /// At the root, the first root move of the current MultiPV line (the ones before it
+    /// are the lines already found in this iteration).
+    pv_idx: usize,
     pub nodes: u64,
     flushed: u64,
     /// The node limit this thread enforces by itself (exact with one thread).
@@ -399,17 +484,19 @@ pub(crate) fn database_value<P: Board>(db: &Database, pos: &P) -> Option<Wld> {
 
 impl<'a, P: Evaluate> Searcher<'a, P> {
     /// A searcher for `root`, reached with `history` (keys of the earlier positions since
-    /// the last irreversible move) and `counters`; `legal` are the root's moves.
+    /// the last irreversible move) and `counters`; `legal` are the root's moves. `tables`
+    /// are this thread's from its previous search in the game (or new ones).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         eval: &'a Evaluator<P>,
         tt: &'a TranspositionTable,
-        shared: &'a SearchShared<'a>,
+        shared: &'a SearchShared,
         id: usize,
         root: P,
         counters: Counters,
         history: &[u64],
         legal: &[Move<P::B>],
+        tables: Tables<P::B>,
     ) -> Self {
         let local_node_limit = match shared.limits.nodes {
             Some(n) if shared.threads == 1 => n,
@@ -430,13 +517,9 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
             root_counters: counters,
             root_index: keys.len(),
             keys,
-            lists: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
-            scores: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
-            pv: (0..MAX_PLY + 1)
-                .map(|_| Vec::with_capacity(MAX_PLY))
-                .collect(),
-            killers: vec![[Move::default(); 2]; MAX_PLY + 1],
-            history: History::default(),
+            stack: tables.stack,
+            history: tables.history,
+            pv_idx: 0,
             nodes: 0,
             flushed: 0,
             local_node_limit,
@@ -458,6 +541,14 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
                 .collect(),
             best: Vec::new(),
             completed_depth: 0,
+        }
+    }
+
+    /// This thread's tables, for its next search in the same game.
+    pub fn into_tables(self) -> Tables<P::B> {
+        Tables {
+            history: self.history,
+            stack: self.stack,
         }
     }
 
@@ -716,79 +807,29 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
     }
 
     /// One pass over the root moves from `pv_idx` on (the earlier ones are the lines
-    /// already found in this iteration, for MultiPV).
-    fn search_root(&mut self, depth: i32, mut alpha: i32, beta: i32, pv_idx: usize) -> i32 {
+    /// already found in this iteration, for MultiPV), in their order.
+    fn search_root(&mut self, depth: i32, alpha: i32, beta: i32, pv_idx: usize) -> i32 {
         let root = self.root;
-        let (key, counters) = (self.root_key, self.root_counters);
         self.nodes += 1;
-        let mut best = -INFINITE;
-        self.keys.push(key);
-        for i in pv_idx..self.root_moves.len() {
-            let mv = self.root_moves[i].mv;
-            let child = root.play(&mv);
-            let ck = key_after(&root, key, &mv);
-            let cc = counters.after(&root, &mv);
-            let new_depth = depth - 1;
-            let score = if i == pv_idx {
-                -self.search(&child, ck, cc, new_depth, -beta, -alpha, 1, true, false)
-            } else {
-                // Late root moves are tried one ply shallower first.
-                let r = (depth >= LMR_MIN_DEPTH
-                    && i >= pv_idx + 4
-                    && !mv.is_capture()
-                    && !child.has_capture()) as i32;
-                let mut s = -self.search(
-                    &child,
-                    ck,
-                    cc,
-                    new_depth - r,
-                    -alpha - 1,
-                    -alpha,
-                    1,
-                    false,
-                    true,
-                );
-                if s > alpha && r > 0 {
-                    s = -self.search(
-                        &child,
-                        ck,
-                        cc,
-                        new_depth,
-                        -alpha - 1,
-                        -alpha,
-                        1,
-                        false,
-                        true,
-                    );
-                }
-                if s > alpha && s < beta {
-                    s = -self.search(&child, ck, cc, new_depth, -beta, -alpha, 1, true, false);
-                }
-                s
-            };
-            if self.stopped {
-                break;
-            }
-            let seldepth = self.seldepth;
-            let rm = &mut self.root_moves[i];
-            if i == pv_idx || score > alpha {
-                rm.score = score;
-                rm.seldepth = seldepth;
-                rm.pv.clear();
-                rm.pv.push(mv);
-                rm.pv.extend_from_slice(&self.pv[1]);
-            } else {
-                rm.score = -INFINITE;
-            }
-            best = best.max(score);
-            if score > alpha {
-                alpha = score;
-                if score >= beta {
-                    break;
-                }
-            }
-        }
-        self.keys.pop();
+        self.pv_idx = pv_idx;
+        let mut moves = std::mem::take(&mut self.stack[0].moves);
+        let mut scores = std::mem::take(&mut self.stack[0].scores);
+        moves.clear();
+        moves.extend(self.root_moves[pv_idx..].iter().map(|rm| rm.mv));
+        let (best, _) = self.move_loop::<true>(
+            &root,
+            self.root_key,
+            self.root_counters,
+            depth,
+            alpha,
+            beta,
+            0,
+            Node::Pv,
+            &mut moves,
+            &mut scores,
+        );
+        self.stack[0].moves = moves;
+        self.stack[0].scores = scores;
         best
     }
 
@@ -803,8 +844,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         mut alpha: i32,
         mut beta: i32,
         ply: usize,
-        pv_node: bool,
-        cut_node: bool,
+        node: Node,
     ) -> i32 {
         // 1. At the horizon, resolve the captures (quiescence counts the node).
         if depth <= 0 {
@@ -816,7 +856,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         if self.poll() {
             return 0;
         }
-        self.pv[ply].clear();
+        self.stack[ply].pv.clear();
         self.seldepth = self.seldepth.max(ply);
 
         // 3. Draws: a repetition or a draw counter at its limit ends the game before any
@@ -846,7 +886,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         let hit = self.tt.probe(key);
         let tt_move = hit.map_or(PackedMove::NONE, |h| h.mv);
         if let Some(h) = hit
-            && !pv_node
+            && !node.is_pv()
             && h.depth >= depth
         {
             let s = score_from_tt(h.score, ply);
@@ -862,13 +902,13 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
 
         // 6. Generate the moves. No move ends the game (a loss, or a win in losing
         //    draughts); in breakthrough a king on the board has already ended it.
-        pos.generate(&mut self.lists[ply]);
-        if let Some(o) = outcome(pos, !self.lists[ply].is_empty()) {
+        pos.generate(&mut self.stack[ply].moves);
+        if let Some(o) = outcome(pos, !self.stack[ply].moves.is_empty()) {
             return game_end(o, pos.side(), ply);
         }
-        let capture = self.lists[ply][0].is_capture();
+        let capture = self.stack[ply].moves[0].is_capture();
 
-        if !pv_node && beta.abs() < MATE_BOUND {
+        if !node.is_pv() && beta.abs() < MATE_BOUND {
             // 7. Reverse futility pruning: far above beta in a quiet position with no
             //    capture threatened, a shallow search would not come back down.
             if depth <= RFP_MAX_DEPTH && !capture && !pos.pass().has_capture() {
@@ -891,8 +931,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
                     rbeta - 1,
                     rbeta,
                     ply,
-                    false,
-                    cut_node,
+                    node,
                 );
                 if self.stopped {
                     return 0;
@@ -900,12 +939,12 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
                 if s >= rbeta {
                     return s;
                 }
-                pos.generate(&mut self.lists[ply]);
+                pos.generate(&mut self.stack[ply].moves);
             }
         }
 
-        let mut moves = std::mem::take(&mut self.lists[ply]);
-        let mut scores = std::mem::take(&mut self.scores[ply]);
+        let mut moves = std::mem::take(&mut self.stack[ply].moves);
+        let mut scores = std::mem::take(&mut self.stack[ply].scores);
 
         // 9. Single reply: a forced move costs no depth (bounded so capture chains
         //    cannot extend without end).
@@ -919,138 +958,26 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
             &moves,
             &mut scores,
             tt_move,
-            &self.killers[ply],
+            &self.stack[ply].killers,
             &self.history,
         );
 
-        // 11. The move loop: the first move with the full window, the others with a
-        //     null window (reduced when late and quiet), searched again when they
-        //     surprise.
+        // 11. The moves (see `move_loop`).
         let old_alpha = alpha;
-        let mut best = -INFINITE;
-        let mut best_move: Option<Move<P::B>> = None;
-        self.keys.push(key);
-        let mut i = 0;
-        if !moves.is_empty() {
-            pick_next(&mut moves, &mut scores, 0);
-        }
-        while i < moves.len() {
-            let mv = moves[i];
-            let ck = key_after(pos, key, &mv);
-            let new_depth = depth - 1;
-            if i + 1 < moves.len() {
-                // Order the next move now and start loading its table entry, so the
-                // memory access overlaps this move's search.
-                pick_next(&mut moves, &mut scores, i + 1);
-                if new_depth > 0 {
-                    self.tt.prefetch(key_after(pos, key, &moves[i + 1]));
-                }
-            }
-            let child = pos.play(&mv);
-            let cc = c.after(pos, &mv);
-            let score = if i == 0 {
-                -self.search(
-                    &child,
-                    ck,
-                    cc,
-                    new_depth,
-                    -beta,
-                    -alpha,
-                    ply + 1,
-                    pv_node,
-                    !cut_node && !pv_node,
-                )
-            } else {
-                let mut r = 0;
-                if depth >= LMR_MIN_DEPTH
-                    && i >= LMR_FIRST_MOVE + pv_node as usize
-                    && !capture
-                    && !mv.promote
-                {
-                    r = LMR[depth.min(63) as usize][i.min(63)];
-                    // A move that gives the opponent a capture (an exchange or a
-                    // sacrifice: the shots of draughts) is forcing: reduced one ply less.
-                    r -= child.has_capture() as i32;
-                    r += cut_node as i32;
-                    r -= pv_node as i32;
-                    r -= is_killer(&self.killers[ply], &mv) as i32;
-                    r -= (self.history.get(pos.side(), &mv) / 4096).clamp(-1, 1);
-                    r = r.clamp(0, new_depth - 1);
-                }
-                let mut s = -self.search(
-                    &child,
-                    ck,
-                    cc,
-                    new_depth - r,
-                    -alpha - 1,
-                    -alpha,
-                    ply + 1,
-                    false,
-                    true,
-                );
-                if s > alpha && r > 0 {
-                    s = -self.search(
-                        &child,
-                        ck,
-                        cc,
-                        new_depth,
-                        -alpha - 1,
-                        -alpha,
-                        ply + 1,
-                        false,
-                        !cut_node,
-                    );
-                }
-                if pv_node && s > alpha && s < beta {
-                    s = -self.search(
-                        &child,
-                        ck,
-                        cc,
-                        new_depth,
-                        -beta,
-                        -alpha,
-                        ply + 1,
-                        true,
-                        false,
-                    );
-                }
-                s
-            };
-            if self.stopped {
-                break;
-            }
-            if score > best {
-                best = score;
-                if score > alpha {
-                    best_move = Some(mv);
-                    if pv_node {
-                        let (head, tail) = self.pv.split_at_mut(ply + 1);
-                        head[ply].clear();
-                        head[ply].push(mv);
-                        head[ply].extend_from_slice(&tail[0]);
-                    }
-                    if score >= beta {
-                        // 12. A cut-off: remember the quiet move that made it, and
-                        //     lower the others tried before it.
-                        if !capture {
-                            let bonus = History::bonus(depth);
-                            let side = pos.side();
-                            add_killer(&mut self.killers[ply], &mv);
-                            self.history.update(side, &mv, bonus);
-                            for q in &moves[..i] {
-                                self.history.update(side, q, -bonus);
-                            }
-                        }
-                        break;
-                    }
-                    alpha = score;
-                }
-            }
-            i += 1;
-        }
-        self.keys.pop();
-        self.lists[ply] = moves;
-        self.scores[ply] = scores;
+        let (best, best_move) = self.move_loop::<false>(
+            pos,
+            key,
+            c,
+            depth,
+            alpha,
+            beta,
+            ply,
+            node,
+            &mut moves,
+            &mut scores,
+        );
+        self.stack[ply].moves = moves;
+        self.stack[ply].scores = scores;
         if self.stopped {
             return 0;
         }
@@ -1067,6 +994,183 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         self.tt
             .store(key, packed, score_to_tt(best, ply), depth, bound);
         best
+    }
+
+    /// The move loop of every node, the root's included: the first move with the full
+    /// window, the others with a null window (reduced when late and quiet), searched
+    /// again at full depth and then with the full window when they surprise. Returns the
+    /// best score and the move that raised alpha last, if any.
+    ///
+    /// Inside the tree (`ROOT` false) `moves` are ordered by `scores` as they are
+    /// tried, and a cut-off teaches the killers and the history. At the root `moves` are
+    /// the root moves from `pv_idx` on, tried in their order (last iteration's), each
+    /// one's score and line kept in `root_moves`; a late root move is reduced by one ply
+    /// at most.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn move_loop<const ROOT: bool>(
+        &mut self,
+        pos: &P,
+        key: u64,
+        c: Counters,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        node: Node,
+        moves: &mut MoveList<P::B>,
+        scores: &mut [i32],
+    ) -> (i32, Option<Move<P::B>>) {
+        // Every move of a position is a capture or none is (captures are compulsory).
+        let capture = moves[0].is_capture();
+        let mut best = -INFINITE;
+        let mut best_move: Option<Move<P::B>> = None;
+        self.keys.push(key);
+        if !ROOT {
+            pick_next(moves, scores, 0);
+        }
+        let mut i = 0;
+        while i < moves.len() {
+            let mv = moves[i];
+            let ck = key_after(pos, key, &mv);
+            let new_depth = depth - 1;
+            if !ROOT && i + 1 < moves.len() {
+                // Order the next move now and start loading its table entry, so the
+                // memory access overlaps this move's search.
+                pick_next(moves, scores, i + 1);
+                if new_depth > 0 {
+                    self.tt.prefetch(key_after(pos, key, &moves[i + 1]));
+                }
+            }
+            let child = pos.play(&mv);
+            let cc = c.after(pos, &mv);
+            let score = if i == 0 {
+                -self.search(
+                    &child,
+                    ck,
+                    cc,
+                    new_depth,
+                    -beta,
+                    -alpha,
+                    ply + 1,
+                    node.first_child(),
+                )
+            } else {
+                let r = if ROOT {
+                    (depth >= LMR_MIN_DEPTH && i >= 4 && !mv.is_capture() && !child.has_capture())
+                        as i32
+                } else {
+                    self.reduction(pos, &child, &mv, depth, i, ply, node, capture)
+                };
+                let mut s = -self.search(
+                    &child,
+                    ck,
+                    cc,
+                    new_depth - r,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                    Node::Cut,
+                );
+                if s > alpha && r > 0 {
+                    s = -self.search(
+                        &child,
+                        ck,
+                        cc,
+                        new_depth,
+                        -alpha - 1,
+                        -alpha,
+                        ply + 1,
+                        node.research_child(),
+                    );
+                }
+                if node.is_pv() && s > alpha && s < beta {
+                    s = -self.search(&child, ck, cc, new_depth, -beta, -alpha, ply + 1, Node::Pv);
+                }
+                s
+            };
+            if self.stopped {
+                break;
+            }
+            if ROOT {
+                // The first move's score is exact; a later one is known only if it beat
+                // alpha (otherwise it is only proved worse).
+                let rm = &mut self.root_moves[self.pv_idx + i];
+                if i == 0 || score > alpha {
+                    rm.score = score;
+                    rm.seldepth = self.seldepth;
+                    rm.pv.clear();
+                    rm.pv.push(mv);
+                    rm.pv.extend_from_slice(&self.stack[1].pv);
+                } else {
+                    rm.score = -INFINITE;
+                }
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    best_move = Some(mv);
+                    if node.is_pv() {
+                        let (head, tail) = self.stack.split_at_mut(ply + 1);
+                        head[ply].pv.clear();
+                        head[ply].pv.push(mv);
+                        head[ply].pv.extend_from_slice(&tail[0].pv);
+                    }
+                    if score >= beta {
+                        // 12. A cut-off: remember the quiet move that made it, and
+                        //     lower the others tried before it.
+                        if !ROOT && !capture {
+                            let bonus = History::bonus(depth);
+                            let side = pos.side();
+                            add_killer(&mut self.stack[ply].killers, &mv);
+                            self.history.update(side, &mv, bonus);
+                            for q in &moves[..i] {
+                                self.history.update(side, q, -bonus);
+                            }
+                        }
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+            i += 1;
+        }
+        self.keys.pop();
+        (best, best_move)
+    }
+
+    /// The late-move reduction of move `i` (`mv`, leading to `child`) of an interior
+    /// node: log(depth) * log(i), less for forcing and well-known moves, more at an
+    /// expected cut node.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn reduction(
+        &self,
+        pos: &P,
+        child: &P,
+        mv: &Move<P::B>,
+        depth: i32,
+        i: usize,
+        ply: usize,
+        node: Node,
+        capture: bool,
+    ) -> i32 {
+        if depth < LMR_MIN_DEPTH
+            || i < LMR_FIRST_MOVE + node.is_pv() as usize
+            || capture
+            || mv.promote
+        {
+            return 0;
+        }
+        let mut r = LMR[depth.min(63) as usize][i.min(63)];
+        // A move that gives the opponent a capture (an exchange or a sacrifice: the shots
+        // of draughts) is forcing: reduced one ply less.
+        r -= child.has_capture() as i32;
+        r += node.is_cut() as i32;
+        r -= node.is_pv() as i32;
+        r -= is_killer(&self.stack[ply].killers, mv) as i32;
+        r -= (self.history.get(pos.side(), mv) / 4096).clamp(-1, 1);
+        r.clamp(0, depth - 2)
     }
 
     /// Quiescence: play out the captures, which are compulsory, so there is no stand-pat
@@ -1089,7 +1193,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         if self.poll() {
             return 0;
         }
-        self.pv[ply].clear();
+        self.stack[ply].pv.clear();
         self.seldepth = self.seldepth.max(ply);
         if qply == 0 && drawn(pos, key, c, &self.keys, self.root_index, &self.rules).is_some() {
             return DRAW;
@@ -1102,32 +1206,32 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         {
             return s;
         }
-        let mut moves = std::mem::take(&mut self.lists[ply]);
+        let mut moves = std::mem::take(&mut self.stack[ply].moves);
         if !pos.has_capture() {
             // Most quiescence nodes are quiet: count the moves (for the game-end test)
             // without building them, and evaluate.
             let has_moves = pos.count_moves(&mut moves) > 0;
             if let Some(o) = outcome(pos, has_moves) {
-                self.lists[ply] = moves;
+                self.stack[ply].moves = moves;
                 return game_end(o, pos.side(), ply);
             }
             if qply > 0 || !pos.pass().has_capture() {
-                self.lists[ply] = moves;
+                self.stack[ply].moves = moves;
                 return self.eval.evaluate(pos);
             }
         }
         pos.generate(&mut moves);
         if let Some(o) = outcome(pos, !moves.is_empty()) {
-            self.lists[ply] = moves;
+            self.stack[ply].moves = moves;
             return game_end(o, pos.side(), ply);
         }
-        let mut scores = std::mem::take(&mut self.scores[ply]);
+        let mut scores = std::mem::take(&mut self.stack[ply].scores);
         score_moves(
             pos,
             &moves,
             &mut scores,
             PackedMove::NONE,
-            &self.killers[ply],
+            &self.stack[ply].killers,
             &self.history,
         );
         let mut best = -INFINITE;
@@ -1157,8 +1261,8 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
                 }
             }
         }
-        self.lists[ply] = moves;
-        self.scores[ply] = scores;
+        self.stack[ply].moves = moves;
+        self.stack[ply].scores = scores;
         if self.stopped { 0 } else { best }
     }
 }
