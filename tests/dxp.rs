@@ -264,17 +264,20 @@ fn dxp_game(
 }
 
 /// The client's move in a walk: a king move that captures nothing, allows no capture,
-/// leaves tammi a move and leads to a position not seen before (so only a move counter
-/// ends the game).
-fn walk(game: &Game<Intl>, seen: &mut HashSet<u64>) -> Move<u64> {
+/// leaves tammi a move and leaves the client's own pieces in an arrangement they have not
+/// had before. Every position then holds a new arrangement of the client's pieces, so no
+/// position can recur whatever tammi plays, and only a move counter ends the game.
+fn walk(game: &Game<Intl>, seen: &mut HashSet<(u64, u64)>) -> Move<u64> {
     let pos = *game.position();
+    let me = pos.side();
+    let mine = |p: &Intl| (p.pieces(me), p.pieces(me) & p.kings());
     let legal = game.legal_moves();
     let fresh = legal.iter().find(|m| {
         let child = pos.play(m);
         !m.is_capture()
             && pos.kings().has(m.from as u32)
             && !child.has_capture()
-            && !seen.contains(&Board::hash(&child))
+            && !seen.contains(&mine(&child))
             && {
                 let mut replies = Vec::new();
                 child.generate(&mut replies);
@@ -282,7 +285,7 @@ fn walk(game: &Game<Intl>, seen: &mut HashSet<u64>) -> Move<u64> {
             }
     });
     let mv = *fresh.unwrap_or(&legal[0]);
-    seen.insert(Board::hash(&pos.play(&mv)));
+    seen.insert(mine(&pos.play(&mv)));
     mv
 }
 

@@ -852,27 +852,10 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         }
 
         // 2. Count the node; give up at once when the search is stopped.
-        self.nodes += 1;
-        if self.poll() {
-            return 0;
-        }
-        self.stack[ply].pv.clear();
-        self.seldepth = self.seldepth.max(ply);
-
         // 3. Draws: a repetition or a draw counter at its limit ends the game before any
-        //    move is made.
-        if drawn(pos, key, c, &self.keys, self.root_index, &self.rules).is_some() {
-            return DRAW;
-        }
-        if ply >= MAX_PLY - 1 {
-            return self.eval.evaluate(pos);
-        }
-        // The endgame database knows the result (the root is searched all the same: it
-        // needs a move).
-        if ply > 0
-            && let Some(s) = self.probe_egdb(pos)
-        {
-            return s;
+        //    move is made; so do the deepest ply and a database result.
+        if let Some(score) = self.enter(pos, key, c, ply, true) {
+            return score;
         }
 
         // 4. Mate-distance pruning: nothing here can beat a game end nearer the root.
@@ -1179,6 +1162,31 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
     /// quiet moves. Only the first ply (`qply` 0) applies the draw rules: captures are
     /// irreversible.
     #[allow(clippy::too_many_arguments)]
+    /// What every node does first: count itself, poll the clock, clear its line, and end
+    /// at once (`Some(score)`) where the game is drawn (checked when `draws`), at the
+    /// deepest ply, or in the endgame database (not at the root, which needs a move).
+    #[inline(always)]
+    fn enter(&mut self, pos: &P, key: u64, c: Counters, ply: usize, draws: bool) -> Option<i32> {
+        self.nodes += 1;
+        if self.poll() {
+            return Some(0);
+        }
+        self.stack[ply].pv.clear();
+        self.seldepth = self.seldepth.max(ply);
+        if draws && drawn(pos, key, c, &self.keys, self.root_index, &self.rules).is_some() {
+            return Some(DRAW);
+        }
+        if ply >= MAX_PLY - 1 {
+            return Some(self.eval.evaluate(pos));
+        }
+        if ply > 0
+            && let Some(s) = self.probe_egdb(pos)
+        {
+            return Some(s);
+        }
+        None
+    }
+
     fn qsearch(
         &mut self,
         pos: &P,
@@ -1189,22 +1197,10 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         ply: usize,
         qply: u32,
     ) -> i32 {
-        self.nodes += 1;
-        if self.poll() {
-            return 0;
-        }
-        self.stack[ply].pv.clear();
-        self.seldepth = self.seldepth.max(ply);
-        if qply == 0 && drawn(pos, key, c, &self.keys, self.root_index, &self.rules).is_some() {
-            return DRAW;
-        }
-        if ply >= MAX_PLY - 1 {
-            return self.eval.evaluate(pos);
-        }
-        if ply > 0
-            && let Some(s) = self.probe_egdb(pos)
-        {
-            return s;
+        // Only the first quiescence ply checks for draws: below it the line is captures
+        // (and at most one quiet answer to a threat), which a repetition hardly crosses.
+        if let Some(score) = self.enter(pos, key, c, ply, qply == 0) {
+            return score;
         }
         let mut moves = std::mem::take(&mut self.stack[ply].moves);
         if !pos.has_capture() {
