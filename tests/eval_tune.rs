@@ -425,10 +425,10 @@ fn label_adds_a_search_score_to_every_position_and_resumes() {
 
 #[test]
 fn fit_with_lambda_follows_the_scores_and_needs_them() {
-    // The results follow the material alone, the scores also favour the side with more
-    // men on its back row: with --lambda 1 the fit must learn back_rank from the scores
-    // (K, fitted on the results, turns them into probabilities), more than from the
-    // results with --lambda 0.
+    // The results follow the material alone; the scores also favour the side with more
+    // men on its back row, 300 a man (well above the built-in value). With --lambda 1 the
+    // fit must raise back_rank from the scores (K, fitted on the results, turns them into
+    // probabilities), and more than from the results with --lambda 0.
     let data = temp("scored.txt");
     let plain = temp("unscored.txt");
     let (mut text, mut unscored) = (String::new(), String::new());
@@ -446,7 +446,7 @@ fn fit_with_lambda_follows_the_scores_and_needs_them() {
         }
         let fen = write_fen(&pos, Notation::Numeric);
         let result = ["0", "0.5", "1"][(material + 1) as usize];
-        let score = 100 * material + 80 * diff;
+        let score = 100 * material + 300 * diff;
         text.push_str(&format!("{fen} {result} {score}\n"));
         unscored.push_str(&format!("{fen} {result}\n"));
     }
