@@ -1156,12 +1156,6 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         r.clamp(0, depth - 2)
     }
 
-    /// Quiescence: play out the captures, which are compulsory, so there is no stand-pat
-    /// while one is pending; a quiet position is scored by the evaluation, except that at
-    /// its first ply a capture threatened by the opponent is answered with a full ply of
-    /// quiet moves. Only the first ply (`qply` 0) applies the draw rules: captures are
-    /// irreversible.
-    #[allow(clippy::too_many_arguments)]
     /// What every node does first: count itself, poll the clock, clear its line, and end
     /// at once (`Some(score)`) where the game is drawn (checked when `draws`), at the
     /// deepest ply, or in the endgame database (not at the root, which needs a move).
@@ -1187,6 +1181,12 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         None
     }
 
+    /// Quiescence: play out the captures, which are compulsory, so there is no stand-pat
+    /// while one is pending; a quiet position is scored by the evaluation, except that at
+    /// its first ply a capture threatened by the opponent is answered with a full ply of
+    /// quiet moves. Only the first ply (`qply` 0) applies the draw rules: captures are
+    /// irreversible.
+    #[allow(clippy::too_many_arguments)]
     fn qsearch(
         &mut self,
         pos: &P,
@@ -1197,8 +1197,6 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         ply: usize,
         qply: u32,
     ) -> i32 {
-        // Only the first quiescence ply checks for draws: below it the line is captures
-        // (and at most one quiet answer to a threat), which a repetition hardly crosses.
         if let Some(score) = self.enter(pos, key, c, ply, qply == 0) {
             return score;
         }
