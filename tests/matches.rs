@@ -387,29 +387,42 @@ fn read_games(path: &Path) -> Vec<(String, String, String, String)> {
         .collect()
 }
 
-#[test]
-fn tammi_against_itself() {
-    let dir = tempdir("self");
+/// An english match of tammi against itself, written to a PDN file in `dir` (which the
+/// caller keeps while it reads the file), with the flags `rest` after the engines and the
+/// variant.
+fn self_match(dir: &Path, rest: &[&str]) -> (Output, PathBuf) {
     let pdn = dir.join("games.pdn");
     let engine = format!("{} hub", tammi());
-    let out = run_match(&[
+    let mut args = vec![
         "--engine",
         &engine,
         "--engine",
         &engine,
         "--variant",
         "english",
-        "--games",
-        "4",
-        "--movetime",
-        "0.02",
-        "--concurrency",
-        "2",
-        "--sprt",
-        "0,10",
-        "--pdn",
-        pdn.to_str().unwrap(),
-    ]);
+    ];
+    args.extend_from_slice(rest);
+    let pdn_text = pdn.to_str().unwrap().to_string();
+    args.extend_from_slice(&["--pdn", &pdn_text]);
+    (run_match(&args), pdn)
+}
+
+#[test]
+fn tammi_against_itself() {
+    let dir = tempdir("self");
+    let (out, pdn) = self_match(
+        &dir.0,
+        &[
+            "--games",
+            "4",
+            "--movetime",
+            "0.02",
+            "--concurrency",
+            "2",
+            "--sprt",
+            "0,10",
+        ],
+    );
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("4 of 4 games played"), "{stdout}");
@@ -445,22 +458,7 @@ fn tammi_against_itself() {
 #[ignore = "needs pydraughts in .venv (made by .ci/differential/run.sh); run by .ci/run"]
 fn pydraughts_reads_the_match_pdn() {
     let dir = tempdir("pydraughts");
-    let pdn = dir.join("games.pdn");
-    let engine = format!("{} hub", tammi());
-    let out = run_match(&[
-        "--engine",
-        &engine,
-        "--engine",
-        &engine,
-        "--variant",
-        "english",
-        "--games",
-        "2",
-        "--nodes",
-        "2000",
-        "--pdn",
-        pdn.to_str().unwrap(),
-    ]);
+    let (out, pdn) = self_match(&dir.0, &["--games", "2", "--nodes", "2000"]);
     assert!(out.status.success(), "{:?}", text(&out));
     pydraughts_reads(&pdn);
 }
