@@ -1,0 +1,498 @@
+//! `tammi tune fit`: the evaluation's features of labelled positions (see
+//! [`crate::eval::Features`]), a logistic model `sigmoid(K · eval / 100)` of the results
+//! (or of the search scores, `--lambda`), `K` fitted first on the starting weights, then
+//! full-batch Adam on the weights; writes a complete weights file whose header says how
+//! it was made.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use rayon::prelude::*;
+
+use crate::cli::rules_tools::parse_variant;
+use crate::eval::{Evaluate, Evaluator, Weights};
+use crate::notation::parse_position;
+use crate::rules::Variant;
+use crate::with_board;
+
+const FIT_HELP: &str = "\
+Reads the files of 'tune games' ('FEN RESULT' lines; '#' lines are comments), computes
+each position's features once with --base (default: the built-in weights), skips the
+positions whose score the evaluation scales non-linearly (drawish endings), and keeps
+every 10th game apart for validation (a new game starts where the piece count goes
+up).
+
+The model is P(White wins) = sigmoid(K * eval / 100), eval being the white-relative
+evaluation; the loss is the cross-entropy against the results (0.5 for a draw). K is
+fitted first with the base weights, then Adam adjusts every weight except 'man' (the
+unit, fixed) and the non-linear ones (king_mobility_cap, *_pct), with an L2 penalty
+(--l2) on the table entries. The loss (without the penalty) is printed per epoch
+(training and validation); the rounded weights are written with a header saying
+how they were produced.";
+
+#[derive(Args, Debug)]
+#[command(after_help = FIT_HELP)]
+pub struct FitArgs {
+    /// Variant of the weights fitted (see `tammi perft --help`).
+    #[arg(long, short, default_value = "english", value_parser = parse_variant)]
+    pub variant: Variant,
+    /// Data files written by 'tune games'.
+    #[arg(long, num_args = 1.., required = true)]
+    pub data: Vec<PathBuf>,
+    /// The weights file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Full passes of Adam over the training positions.
+    #[arg(long, default_value_t = 300)]
+    pub epochs: usize,
+    /// Adam's step size, in centi-men.
+    #[arg(long, default_value_t = 1.0)]
+    pub lr: f64,
+    /// L2 penalty on the per-square table entries (pulls rare squares to 0 and leaves
+    /// what the scalar terms can say to them).
+    #[arg(long, default_value_t = 3e-7)]
+    pub l2: f64,
+    /// Starting weights file (default: the built-in weights of the variant).
+    #[arg(long)]
+    pub base: Option<PathBuf>,
+    /// Print the loss every this many epochs (and at the last).
+    #[arg(long, default_value_t = 10)]
+    pub report_every: usize,
+    /// Keep the pattern values as they are in --base (fit the scalars and tables only).
+    #[arg(long)]
+    pub keep_patterns: bool,
+    /// Share of the search score in the target (0: the game result alone, 1: the score
+    /// alone); above 0 every position needs a score ('tune label').
+    #[arg(long, default_value_t = 0.0)]
+    pub lambda: f64,
+}
+
+/// Weights the fit leaves alone: the unit, and those that enter non-linearly.
+const FIXED: [&str; 4] = [
+    "man",
+    "king_mobility_cap",
+    "drawish_scale_pct",
+    "three_vs_one_scale_pct",
+];
+
+/// Positions as sparse feature rows.
+#[derive(Default)]
+pub struct Dataset {
+    start: Vec<usize>,
+    index: Vec<u32>,
+    value: Vec<f32>,
+    result: Vec<f32>,
+    /// The search score from White's view (centi-men), NaN where the data has none.
+    score: Vec<f32>,
+}
+
+impl Dataset {
+    fn len(&self) -> usize {
+        self.result.len()
+    }
+    fn push(&mut self, features: &[(u32, f32)], result: f32, score: f32) {
+        if self.start.is_empty() {
+            self.start.push(0);
+        }
+        for &(i, v) in features {
+            self.index.push(i);
+            self.value.push(v);
+        }
+        self.start.push(self.index.len());
+        self.result.push(result);
+        self.score.push(score);
+    }
+    /// Replace each result by `(1 - lambda) * result + lambda * sigmoid(k * score / 100)`.
+    fn blend(&mut self, k: f64, lambda: f64) {
+        for (r, &s) in self.result.iter_mut().zip(&self.score) {
+            let p = sigmoid(k * s as f64 / 100.0);
+            *r = ((1.0 - lambda) * *r as f64 + lambda * p) as f32;
+        }
+    }
+    fn row(&self, k: usize) -> (&[u32], &[f32]) {
+        let (a, b) = (self.start[k], self.start[k + 1]);
+        (&self.index[a..b], &self.value[a..b])
+    }
+    fn eval(&self, k: usize, w: &[f64]) -> f64 {
+        let (idx, val) = self.row(k);
+        idx.iter()
+            .zip(val)
+            .map(|(&i, &v)| w[i as usize] * v as f64)
+            .sum()
+    }
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Positions per parallel work item of [`loss`] and [`gradient`]: large enough that a
+/// gradient vector per item costs little beside the rows it sums.
+const CHUNK: usize = 1 << 16;
+
+/// Mean cross-entropy of the model with scale `k` and weights `w`.
+fn loss(d: &Dataset, w: &[f64], k: f64) -> f64 {
+    if d.len() == 0 {
+        return 0.0;
+    }
+    let eps = 1e-12;
+    let total: f64 = (0..d.len())
+        .into_par_iter()
+        .with_min_len(CHUNK)
+        .map(|i| {
+            let p = sigmoid(k * d.eval(i, w) / 100.0).clamp(eps, 1.0 - eps);
+            let y = d.result[i] as f64;
+            -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
+        })
+        .sum();
+    total / d.len() as f64
+}
+
+/// The gradient of [`loss`] with respect to `w`, summed over chunks of positions in
+/// parallel (each chunk into its own vector, then added in chunk order, so the result
+/// does not depend on the thread count).
+fn gradient(d: &Dataset, w: &[f64], k: f64) -> Vec<f64> {
+    let chunks = d.len().div_ceil(CHUNK);
+    let parts: Vec<Vec<f64>> = (0..chunks)
+        .into_par_iter()
+        .map(|c| {
+            let mut g = vec![0.0; w.len()];
+            for i in c * CHUNK..((c + 1) * CHUNK).min(d.len()) {
+                let p = sigmoid(k * d.eval(i, w) / 100.0);
+                let e = (p - d.result[i] as f64) * k / 100.0;
+                let (idx, val) = d.row(i);
+                for (&j, &v) in idx.iter().zip(val) {
+                    g[j as usize] += e * v as f64;
+                }
+            }
+            g
+        })
+        .collect();
+    let mut g = vec![0.0; w.len()];
+    for part in parts {
+        g.iter_mut().zip(part).for_each(|(a, b)| *a += b);
+    }
+    let n = d.len().max(1) as f64;
+    g.iter_mut().for_each(|x| *x /= n);
+    g
+}
+
+/// The `k` minimising the loss, by golden-section search on [0.01, 10].
+fn fit_k(d: &Dataset, w: &[f64]) -> f64 {
+    let (mut lo, mut hi) = (0.01f64, 10.0f64);
+    let phi = (5f64.sqrt() - 1.0) / 2.0;
+    for _ in 0..40 {
+        let a = hi - phi * (hi - lo);
+        let b = lo + phi * (hi - lo);
+        if loss(d, w, a) < loss(d, w, b) {
+            hi = b;
+        } else {
+            lo = a;
+        }
+    }
+    (lo + hi) / 2.0
+}
+
+/// Read the data files into training and validation sets, with the features of `eval`.
+fn load<P: Evaluate>(
+    files: &[PathBuf],
+    eval: &Evaluator<P>,
+    need_score: bool,
+) -> Result<(Dataset, Dataset, usize, usize, usize)> {
+    let (mut train, mut valid) = (Dataset::default(), Dataset::default());
+    let (mut skipped, mut games, mut seen) = (0usize, 0usize, 0usize);
+    let (mut game_no, mut last_pieces) = (0usize, u32::MAX);
+    for path in files {
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+            let line = line.with_context(|| format!("{}: line {}", path.display(), n + 1))?;
+            let text = line.trim();
+            if let Some(comment) = text.strip_prefix('#') {
+                let words: Vec<&str> = comment.split_whitespace().collect();
+                if words.first() == Some(&"games")
+                    && let Some(g) = words.get(1).and_then(|g| g.parse::<usize>().ok())
+                {
+                    games += g;
+                }
+                continue;
+            }
+            if text.is_empty() {
+                continue;
+            }
+            let at = || format!("{}: line {}", path.display(), n + 1);
+            let (fen, result, score) = parse_line(text).with_context(at)?;
+            if need_score && score.is_none() {
+                bail!(
+                    "{}: the position has no search score (--lambda needs 'tune label' data)",
+                    at()
+                );
+            }
+            let pos: P = parse_position(fen)
+                .map_err(|e| anyhow::anyhow!("invalid {} position '{fen}': {e}", P::VARIANT))
+                .with_context(at)?;
+            // A game's positions are consecutive and pieces only come off, so more pieces
+            // than the line before means a new game. Every 10th game is kept apart whole:
+            // positions of one game are alike, and a game on both sides of the split would
+            // flatter the validation loss of the many pattern values.
+            let pieces = crate::rules::Bits::count(
+                pos.pieces(crate::rules::Color::White) | pos.pieces(crate::rules::Color::Black),
+            );
+            if pieces > last_pieces {
+                game_no += 1;
+            }
+            last_pieces = pieces;
+            let f = eval
+                .trace(&pos)
+                .ok_or_else(|| anyhow::anyhow!("{} has no traceable evaluation", P::VARIANT))?;
+            if !f.linear {
+                skipped += 1;
+                continue;
+            }
+            let set = if game_no % 10 == 9 {
+                &mut valid
+            } else {
+                &mut train
+            };
+            set.push(&f.sparse(), result, score.unwrap_or(f32::NAN));
+            seen += 1;
+        }
+    }
+    Ok((train, valid, skipped, games, seen))
+}
+
+/// `FEN RESULT [SCORE]`: the result is 1, 0.5 or 0 (also 1-0, 1/2-1/2, 0-1); the score
+/// (written by 'tune label') an integer from White's view.
+fn parse_line(text: &str) -> Result<(&str, f32, Option<f32>)> {
+    let mut parts = text.split_whitespace();
+    let (Some(fen), Some(result), score, None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        bail!("expected 'FEN RESULT' or 'FEN RESULT SCORE', found '{text}'");
+    };
+    let score = match score {
+        None => None,
+        Some(s) => match s.parse::<i32>() {
+            Ok(v) if v.abs() <= crate::tuning::label::DECIDED => Some(v as f32),
+            _ => bail!(
+                "score '{s}' is not an integer from -{0} to {0}",
+                crate::tuning::label::DECIDED
+            ),
+        },
+    };
+    let r = match result {
+        "1" | "1.0" | "1-0" => 1.0,
+        "0" | "0.0" | "0-1" => 0.0,
+        "0.5" | "1/2-1/2" => 0.5,
+        _ => bail!("result '{result}' is not 1, 0.5 or 0"),
+    };
+    Ok((fen, r, score))
+}
+
+/// The most epochs a fit may ask for (about a day on the data tammi's weights come from).
+const MAX_EPOCHS: usize = 1_000_000;
+
+/// The flags of `tune fit`, checked before any data is read: clap reads `nan` and `inf`
+/// as numbers, and a fit with them only writes a file of zeros.
+fn check_fit_args(a: &FitArgs) -> Result<()> {
+    if !(a.lr.is_finite() && a.lr > 0.0 && a.lr <= 1000.0) {
+        bail!(
+            "--lr must be a number above 0 and at most 1000 (Adam's step, centi-men), got {}",
+            a.lr
+        );
+    }
+    if !(a.l2.is_finite() && (0.0..=1.0).contains(&a.l2)) {
+        bail!("--l2 must be a number from 0 to 1, got {}", a.l2);
+    }
+    if !(1..=MAX_EPOCHS).contains(&a.epochs) {
+        bail!(
+            "--epochs must be between 1 and {MAX_EPOCHS}, got {}",
+            a.epochs
+        );
+    }
+    if a.report_every == 0 {
+        bail!("--report-every must be at least 1");
+    }
+    if !(0.0..=1.0).contains(&a.lambda) {
+        bail!("--lambda must be a number from 0 to 1, got {}", a.lambda);
+    }
+    Ok(())
+}
+
+/// Weights beyond this many centi-men (ten million men) mean the fit ran away; they would
+/// not even round to the integers a weights file holds.
+const MAX_WEIGHT: f64 = 1e9;
+
+/// An error if the fit has diverged: a loss or a weight that is not a finite number, or a
+/// weight beyond [`MAX_WEIGHT`]. No weights file is written after one.
+fn diverged(epoch: usize, losses: &[f64], w: &[f64], lr: f64) -> Result<()> {
+    let bad_loss = losses.iter().find(|l| !l.is_finite());
+    let bad_weight = w.iter().find(|x| !(x.is_finite() && x.abs() <= MAX_WEIGHT));
+    let what = match (bad_loss, bad_weight) {
+        (Some(l), _) => format!("the loss is {l}"),
+        (None, Some(x)) => format!("a weight reached {x}"),
+        (None, None) => return Ok(()),
+    };
+    bail!(
+        "the fit diverged at epoch {epoch} ({what}); no weights file written (try a smaller --lr than {lr})"
+    )
+}
+
+pub fn run_fit(a: &FitArgs) -> Result<i32> {
+    check_fit_args(a)?;
+    if a.variant == Variant::Turkish {
+        bail!("tune fit works on the diagonal variants; turkish has no traceable evaluation");
+    }
+    let squares = a.variant.squares() as usize;
+    let (base, base_name) = match &a.base {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            let w = Weights::parse(&text, squares)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+            (w, p.display().to_string())
+        }
+        None => (
+            Weights::embedded(a.variant),
+            format!(
+                "built-in {}",
+                crate::eval::weights::embedded_text(a.variant).0
+            ),
+        ),
+    };
+    let started = Instant::now();
+    let (mut train, mut valid, skipped, games, seen) = with_board!(a.variant, P => {
+        load::<P>(&a.data, &Evaluator::<P>::with_weights(&base), a.lambda > 0.0)?
+    });
+    if train.len() == 0 {
+        bail!("no usable position in the data");
+    }
+    eprintln!(
+        "{} positions ({} training, {} validation), {} skipped (scaled endings), features in {:.1} s",
+        seen,
+        train.len(),
+        valid.len(),
+        skipped,
+        started.elapsed().as_secs_f64()
+    );
+    let params = base.params();
+    let mut w: Vec<f64> = params.iter().map(|&v| v as f64).collect();
+    let patterns_from = Weights::NAMES.len() + 4 * squares;
+    let free: Vec<bool> = (0..w.len())
+        .map(|i| {
+            let fixed = i < Weights::NAMES.len() && FIXED.contains(&Weights::NAMES[i]);
+            let kept = a.keep_patterns && i >= patterns_from;
+            !fixed && !kept
+        })
+        .collect();
+    // K is fitted on the results alone; the scores, in the evaluation's units, are then
+    // turned into probabilities by the same K.
+    let k = fit_k(&train, &w);
+    if a.lambda > 0.0 {
+        train.blend(k, a.lambda);
+        valid.blend(k, a.lambda);
+    }
+    let (train0, valid0) = (loss(&train, &w, k), loss(&valid, &w, k));
+    println!("K = {k:.4}");
+    println!("epoch 0: loss {train0:.6} (validation {valid0:.6})");
+    diverged(0, &[train0, valid0], &w, a.lr)?;
+
+    // Adam.
+    let (b1, b2, eps) = (0.9, 0.999, 1e-8);
+    let mut m = vec![0.0; w.len()];
+    let mut v = vec![0.0; w.len()];
+    for epoch in 1..=a.epochs {
+        let mut g = gradient(&train, &w, k);
+        for (j, gj) in g.iter_mut().enumerate().skip(Weights::NAMES.len()) {
+            *gj += a.l2 * w[j];
+        }
+        let t = epoch as i32;
+        for j in 0..w.len() {
+            if !free[j] {
+                continue;
+            }
+            m[j] = b1 * m[j] + (1.0 - b1) * g[j];
+            v[j] = b2 * v[j] + (1.0 - b2) * g[j] * g[j];
+            let mh = m[j] / (1.0 - b1.powi(t));
+            let vh = v[j] / (1.0 - b2.powi(t));
+            w[j] -= a.lr * mh / (vh.sqrt() + eps);
+        }
+        // Checked every epoch (cheap beside the gradient): once a weight is NaN every later
+        // epoch is NaN too.
+        diverged(epoch, &[], &w, a.lr)?;
+        if epoch % a.report_every == 0 || epoch == a.epochs {
+            let (t, v) = (loss(&train, &w, k), loss(&valid, &w, k));
+            println!("epoch {epoch}: loss {t:.6} (validation {v:.6})");
+            diverged(epoch, &[t, v], &w, a.lr)?;
+        }
+    }
+    let rounded: Vec<i32> = w.iter().map(|x| x.round() as i32).collect();
+    let wr: Vec<f64> = rounded.iter().map(|&x| x as f64).collect();
+    let (train1, valid1) = (loss(&train, &wr, k), loss(&valid, &wr, k));
+    println!("rounded: loss {train1:.6} (validation {valid1:.6})");
+    diverged(a.epochs, &[train1, valid1], &wr, a.lr)?;
+    let mut out = base.clone();
+    out.set_params(&rounded);
+    let files: Vec<String> = a.data.iter().map(|p| p.display().to_string()).collect();
+    let header = vec![
+        format!("Evaluation weights: {} (trained).", a.variant),
+        format!(
+            "Produced by `tammi tune fit --variant {} --epochs {} --lr {} --l2 {} --lambda {}` from {}",
+            a.variant,
+            a.epochs,
+            a.lr,
+            a.l2,
+            a.lambda,
+            files.join(" ")
+        ),
+        format!(
+            "({} games, {} positions: {} training, {} validation; {} skipped), starting from {}.",
+            games,
+            seen,
+            train.len(),
+            valid.len(),
+            skipped,
+            base_name
+        ),
+        format!(
+            "K = {k:.4}; cross-entropy loss {train0:.6} -> {train1:.6} (validation {valid0:.6} -> {valid1:.6})."
+        ),
+        "Units: centi-men (100 = one man) unless said otherwise; see tuning/README.md.".into(),
+    ];
+    write_weights(&a.out, &out.to_text(&header))?;
+    eprintln!("wrote {}", a.out.display());
+    Ok(0)
+}
+
+fn write_weights(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_diverged_fit_is_an_error_naming_the_epoch() {
+        assert!(diverged(3, &[0.6, 0.61], &[100.0, -2.5], 1.0).is_ok());
+        let e = diverged(7, &[f64::NAN], &[1.0], 2.0)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("the fit diverged at epoch 7 (the loss is NaN); no weights file written"),
+            "{e}"
+        );
+        let e = diverged(1, &[], &[1.0, f64::INFINITY], 5.0)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("(a weight reached inf)") && e.contains("than 5"),
+            "{e}"
+        );
+        let e = diverged(2, &[0.5], &[2e9], 1.0).unwrap_err().to_string();
+        assert!(e.contains("a weight reached 2000000000"), "{e}");
+    }
+}

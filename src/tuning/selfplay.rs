@@ -1,0 +1,357 @@
+//! `tammi tune games`: self-play games at a small fixed budget; every quiet position
+//! (no capture for either side) after the opening is written with the game's result.
+//!
+//! Game *i* is seeded by (`--seed`, *i*) and games are written in order, so a file
+//! depends only on the flags: shards by seed range can be played on different machines
+//! and given together to `tune fit`.
+
+use std::collections::BTreeMap;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+
+use crate::cli::rules_tools::parse_variant;
+use crate::matches::openings::english_ballots;
+use crate::notation::{format_hub_move, parse_move, parse_position, write_fen};
+use crate::rules::{Board, Color, Game, Notation, Outcome, Variant};
+use crate::search::engine::Engine;
+use crate::search::limits::{EngineOptions, Limits};
+use crate::search::search::MAX_DEPTH;
+use crate::with_board;
+
+const GAMES_HELP: &str = "\
+Games start from the english ACF three-move ballots (other variants: the start position),
+then --random-plies uniformly random legal moves, then the engine plays both sides with
+a fixed budget per move (--nodes, or --depth) and a fresh hash table per game. Games end
+by the rules: no legal move, threefold repetition, the variant's draw counters, or
+--max-plies (a draw).
+
+Output: '# ...' header lines, then one line per quiet position (neither side has a
+capture) after the random plies: the position as a PDN FEN and the game's result from
+White's view (1, 0.5 or 0), e.g. 'B:W18,21-32:B1-12,14 0.5'. Game i uses the seed
+(--seed, i), and lines are written in game order, so the file depends only on the flags.
+Progress (games, positions, games per second) goes to standard error.";
+
+#[derive(Args, Debug)]
+#[command(after_help = GAMES_HELP)]
+pub struct GamesArgs {
+    /// Variant of the games (see `tammi perft --help`).
+    #[arg(long, short, default_value = "english", value_parser = parse_variant)]
+    pub variant: Variant,
+    /// Games to play.
+    #[arg(long, default_value_t = 1000)]
+    pub games: usize,
+    /// Output file.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Nodes per move (the default budget).
+    #[arg(long, conflicts_with = "depth")]
+    pub nodes: Option<u64>,
+    /// Depth per move instead of nodes.
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// Games played at once (one engine each).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Random legal moves after the opening.
+    #[arg(long, default_value_t = 4)]
+    pub random_plies: usize,
+    /// Seed of the random plies (with the game number: the same flags give the same file).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// A game still going after this many plies is a draw.
+    #[arg(long, default_value_t = 300)]
+    pub max_plies: usize,
+    /// Hash table per engine, MiB.
+    #[arg(long, default_value_t = 16)]
+    pub hash: usize,
+    /// Play with the weights of this file instead of the built-in ones.
+    #[arg(long)]
+    pub weights: Option<PathBuf>,
+}
+
+/// splitmix64: a seed per game from (seed, game).
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = mix(self.0);
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// One finished game: its quiet positions (FEN) and White's score.
+struct GameData {
+    fens: Vec<String>,
+    result: f64,
+}
+
+pub fn run_games(a: &GamesArgs) -> Result<i32> {
+    if a.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    if !(1..=EngineOptions::MAX_THREADS).contains(&a.threads) {
+        bail!(
+            "--threads must be between 1 and {}",
+            EngineOptions::MAX_THREADS
+        );
+    }
+    if a.nodes == Some(0) || a.depth == Some(0) {
+        bail!("--nodes and --depth must be at least 1");
+    }
+    if let Some(d) = a.depth
+        && d > MAX_DEPTH as u32
+    {
+        bail!("--depth must be at most {MAX_DEPTH}, got {d}");
+    }
+    if a.max_plies == 0 {
+        bail!("--max-plies must be at least 1");
+    }
+    if a.random_plies >= a.max_plies {
+        bail!(
+            "--random-plies ({}) must be below --max-plies ({}): every game would end in random moves",
+            a.random_plies,
+            a.max_plies
+        );
+    }
+    if !(1..=EngineOptions::MAX_HASH_MB).contains(&a.hash) {
+        bail!(
+            "--hash must be between 1 and {} MiB, got {}",
+            EngineOptions::MAX_HASH_MB,
+            a.hash
+        );
+    }
+    crate::tuning::label::use_weights(a.variant, a.weights.as_deref())?;
+    let limits = match (a.nodes, a.depth) {
+        (_, Some(d)) => Limits::depth(d),
+        (n, None) => Limits::nodes(n.unwrap_or(4000)),
+    };
+    let budget = match (a.nodes, a.depth) {
+        (_, Some(d)) => format!("depth {d}"),
+        (n, None) => format!("nodes {}", n.unwrap_or(4000)),
+    };
+    let openings: Vec<(String, Vec<String>)> = if a.variant == Variant::English {
+        english_ballots()
+            .into_iter()
+            .map(|o| (o.start, o.moves))
+            .collect()
+    } else {
+        vec![("start".to_string(), Vec::new())]
+    };
+    let file = std::fs::File::create(&a.out)
+        .with_context(|| format!("cannot create {}", a.out.display()))?;
+    let mut out = BufWriter::new(file);
+    writeln!(
+        out,
+        "# tammi tune games: variant {}, {} games, {budget} per move, {} random plies, seed {}, max {} plies, weights {}",
+        a.variant,
+        a.games,
+        a.random_plies,
+        a.seed,
+        a.max_plies,
+        a.weights
+            .as_ref()
+            .map_or("built-in".to_string(), |p| p.display().to_string())
+    )?;
+
+    let next = AtomicUsize::new(0);
+    // Finished games waiting to be written in order, the next index to write, totals.
+    struct Shared<W> {
+        pending: BTreeMap<usize, GameData>,
+        written: usize,
+        positions: usize,
+        score: [usize; 3],
+        out: W,
+        error: Option<std::io::Error>,
+    }
+    let shared = Mutex::new(Shared {
+        pending: BTreeMap::new(),
+        written: 0,
+        positions: 0,
+        score: [0; 3],
+        out,
+        error: None,
+    });
+    let start = Instant::now();
+    let mut last_report = Instant::now();
+    let progress = |s: &Shared<BufWriter<std::fs::File>>, done: bool| {
+        let secs = start.elapsed().as_secs_f64().max(1e-3);
+        use std::io::IsTerminal;
+        let tty = std::io::stderr().is_terminal();
+        if !tty && done {
+            return;
+        }
+        eprint!(
+            "{}games {}/{}  positions {}  {:.1} games/s  {:.0} s{}",
+            if tty { "\r" } else { "" },
+            s.written,
+            a.games,
+            s.positions,
+            s.written as f64 / secs,
+            secs,
+            if done || !tty { "\n" } else { "" }
+        );
+    };
+    let failure: Mutex<Option<String>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..a.threads {
+            scope.spawn(|| {
+                let options = EngineOptions {
+                    threads: 1,
+                    hash_mb: a.hash,
+                    ..EngineOptions::default()
+                };
+                let mut engine = match Engine::new(options) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        *failure.lock().unwrap() = Some(e);
+                        return;
+                    }
+                };
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= a.games || failure.lock().unwrap().is_some() {
+                        return;
+                    }
+                    let mut rng = Rng(mix(a.seed ^ mix(i as u64)));
+                    let (start_fen, moves) = &openings[rng.below(openings.len())];
+                    let game = with_board!(a.variant, P => play_game::<P>(
+                        &mut engine, &limits, start_fen, moves, &mut rng, a
+                    ));
+                    let game = match game {
+                        Ok(g) => g,
+                        Err(e) => {
+                            *failure.lock().unwrap() = Some(format!("game {}: {e}", i + 1));
+                            return;
+                        }
+                    };
+                    let mut s = shared.lock().unwrap();
+                    s.pending.insert(i, game);
+                    loop {
+                        let at = s.written;
+                        let Some(g) = s.pending.remove(&at) else {
+                            break;
+                        };
+                        let result = if g.result == 1.0 {
+                            "1"
+                        } else if g.result == 0.0 {
+                            "0"
+                        } else {
+                            "0.5"
+                        };
+                        s.score[(g.result * 2.0) as usize] += 1;
+                        s.positions += g.fens.len();
+                        s.written += 1;
+                        for f in &g.fens {
+                            if let Err(e) = writeln!(s.out, "{f} {result}") {
+                                s.error.get_or_insert(e);
+                            }
+                        }
+                    }
+                }
+            });
+        }
+        // Progress from this thread while the workers play.
+        loop {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            let s = shared.lock().unwrap();
+            if s.written >= a.games || failure.lock().unwrap().is_some() {
+                break;
+            }
+            if last_report.elapsed().as_secs_f64() >= 2.0 {
+                progress(&s, false);
+                last_report = Instant::now();
+            }
+        }
+    });
+    if let Some(e) = failure.into_inner().unwrap() {
+        bail!("{e}");
+    }
+    let mut s = shared.into_inner().unwrap();
+    progress(&s, true);
+    let [losses, draws, wins] = s.score;
+    let line = format!(
+        "# games {} positions {} white +{wins} ={draws} -{losses}",
+        s.written, s.positions
+    );
+    writeln!(s.out, "{line}")?;
+    if let Some(e) = s.error.take() {
+        return Err(e).with_context(|| format!("writing {}", a.out.display()));
+    }
+    s.out
+        .flush()
+        .with_context(|| format!("writing {}", a.out.display()))?;
+    eprintln!("{}: {}", a.out.display(), &line[2..]);
+    Ok(0)
+}
+
+/// Whether the side to move in `pos` has a capture.
+fn has_capture<P: Board>(pos: &P, list: &mut Vec<crate::rules::Move<P::B>>) -> bool {
+    pos.generate(list);
+    list.first().is_some_and(|m| m.is_capture())
+}
+
+fn play_game<P: Board>(
+    engine: &mut Engine,
+    limits: &Limits,
+    start_fen: &str,
+    opening: &[String],
+    rng: &mut Rng,
+    a: &GamesArgs,
+) -> Result<GameData, String> {
+    let start: P = parse_position(start_fen).map_err(|e| e.to_string())?;
+    let mut game = Game::new(start);
+    let mut scratch = Vec::new();
+    let mut fens = Vec::new();
+    // The engine gets the position after the last capture or promotion and the moves
+    // since: its draw counters and repetition history come out the same as from the
+    // start, without replaying the whole game before every move.
+    let mut anchor = start_fen.to_string();
+    let mut since: Vec<String> = Vec::new();
+    engine.new_game();
+    let book = opening.len() + a.random_plies;
+    let result = loop {
+        match game.outcome() {
+            Some(Outcome::Win(Color::White)) => break 1.0,
+            Some(Outcome::Win(Color::Black)) => break 0.0,
+            Some(Outcome::Draw(_)) => break 0.5,
+            None if game.ply() >= a.max_plies => break 0.5,
+            None => {}
+        }
+        let (pos, legal) = (*game.position(), game.legal_moves());
+        let ply = game.ply();
+        let mv = if ply < opening.len() {
+            parse_move(&pos, &opening[ply], &legal).map_err(|e| e.to_string())?
+        } else if ply < book {
+            legal[rng.below(legal.len())]
+        } else {
+            if !legal[0].is_capture() && !has_capture(&pos.pass(), &mut scratch) {
+                fens.push(write_fen(&pos, Notation::Numeric));
+            }
+            engine.set_position(P::VARIANT, &anchor, &since)?;
+            let done = engine.think(limits.clone(), |_| {});
+            let best = done.best.ok_or("the engine gave no move")?;
+            parse_move(&pos, &best, &legal).map_err(|e| format!("engine move {best}: {e}"))?
+        };
+        game.play(&mv).map_err(|e| e.to_string())?;
+        if game.counters().material == 0 {
+            anchor = write_fen(game.position(), Notation::Numeric);
+            since.clear();
+        } else {
+            since.push(format_hub_move::<P>(&mv));
+        }
+    };
+    Ok(GameData { fens, result })
+}
