@@ -35,6 +35,26 @@ fn count<P: Board>(pos: &P, depth: u32, bulk: bool, lists: &mut [MoveList<P::B>]
     total
 }
 
+/// Leaves at `depth` below `pos`, counting a capture once per route (the "keep
+/// duplicates" convention of some published tables; [`perft`] counts distinct moves).
+pub fn perft_every_route<P: Board>(pos: &P, depth: u32) -> u64 {
+    fn count<P: Board>(pos: &P, depth: u32, lists: &mut [MoveList<P::B>]) -> u64 {
+        let (list, rest) = lists.split_first_mut().expect("one list per ply");
+        pos.generate_every_route(list);
+        if depth == 1 {
+            return list.len() as u64;
+        }
+        list.iter()
+            .map(|mv| count(&pos.play(mv), depth - 1, rest))
+            .sum()
+    }
+    if depth == 0 {
+        return 1;
+    }
+    let mut lists: Vec<MoveList<P::B>> = (0..depth).map(|_| Vec::with_capacity(64)).collect();
+    count(pos, depth, &mut lists)
+}
+
 /// Leaves below each root move (`--divide`), in generation order.
 pub fn divide<P: Board>(pos: &P, depth: u32, bulk: bool, threads: usize) -> Vec<(Move<P::B>, u64)> {
     let mut moves = Vec::new();

@@ -591,8 +591,8 @@ fn read_errors_name_the_game_line_and_column() {
             "game 2, line 4, column 1: tag Event is not closed",
         ),
         (
-            "[GameType \"22\"]\n1. 9-13 *",
-            "game 2, line 4, column 1: GameType 22 (italian) is not supported",
+            "[GameType \"28\"]\n1. 9-13 *",
+            "game 2, line 4, column 1: GameType 28 (portuguese) is not supported",
         ),
         (
             "[GameType \"W\"]\n*",

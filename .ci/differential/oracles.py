@@ -11,7 +11,7 @@ landing square, origin first.
 
 Each oracle adapter converts its library's own numbering to tammi's numbering:
 
-* pydraughts english / international ("standard"): same numbering as tammi.
+* pydraughts english / international ("standard") / italian: same numbering as tammi.
 * pydraughts russian / brazilian: numeric 1 = a1, 2 = c1, ..., 5 = b2 (row by row
   from White's side); FENs letter-number.
 * pydraughts turkish: 1 = a1 ... 64 = h8 (= tammi); FENs letter-number.
@@ -100,6 +100,9 @@ GEOMETRY = {
     "brazilian": Geometry(8),
     "international": Geometry(10),
     "turkish": Geometry(8, full=True),
+    # italian's board is turned (a1 light, FID art. 2.3) but numbered row by row from the
+    # top left as the plain one; the harness only uses numbers and ranks for it.
+    "italian": Geometry(8),
 }
 
 
@@ -265,8 +268,12 @@ def _dist_version(dist: str) -> str:
 class PydraughtsOracle(Oracle):
     name = "pydraughts"
     all_routes = True
-    variants = ("english", "international", "russian", "brazilian", "turkish")
+    # pydraughts 0.6.7 also accepts "pool", "czech", "spanish" and "thai" but plays
+    # international for them (any unknown name gives the 10x10 standard board), so it is
+    # no oracle for those.
+    variants = ("english", "international", "russian", "brazilian", "turkish", "italian")
     _lib_variant = {
+        "italian": "italian",
         "english": "english",
         "international": "standard",
         "russian": "russian",
@@ -281,7 +288,7 @@ class PydraughtsOracle(Oracle):
         self._draughts = draughts
         self.lib_variant = self._lib_variant[variant]
         # pydraughts numeric square -> tammi square
-        if variant in ("english", "international", "turkish"):
+        if variant in ("english", "international", "turkish", "italian"):
             self._from_lib = lambda n: n
             self._to_lib = lambda n: n
             self.fen_letters = variant == "turkish"
@@ -495,6 +502,7 @@ DEFAULT_PAIRS = [
     ("russian", "pydraughts"),
     ("brazilian", "pydraughts"),
     ("turkish", "kish"),
+    ("italian", "pydraughts"),
 ]
 
 # Notation used for tammi's FENs and answers per variant.
@@ -504,4 +512,5 @@ TAMMI_NOTATION = {
     "russian": "letter",
     "brazilian": "letter",
     "turkish": "numeric",
+    "italian": "numeric",
 }

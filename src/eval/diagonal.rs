@@ -524,10 +524,12 @@ impl<R: Rules> Evaluate for Position<R> {
         };
         for &b in &bits {
             let bit = R::B::bit(b);
-            let (file, rank) = Self::coords(b);
+            // The plain board's files and numbers: a turned board (italian, spanish) is
+            // evaluated as the plain one seen in a mirror, which its rules are the same on.
+            let (file, rank) = R::GEO.plain_coords(b);
             t.coords[b as usize] = (file as u8, rank as u8);
             // White sees the board as numbered; Black sees it turned half a circle.
-            let number = Self::square_of_bit(b) as usize;
+            let number = R::GEO.plain_square(b) as usize;
             for (ci, own) in [number - 1, squares - number].into_iter().enumerate() {
                 t.own_index[ci][b as usize] = own as u8;
                 for king in [false, true] {
@@ -556,7 +558,7 @@ impl<R: Rules> Evaluate for Position<R> {
                     t.runaway_zone[ci] |= bit;
                 }
                 for &o in &bits {
-                    let (f2, rank2) = Self::coords(o);
+                    let (f2, rank2) = R::GEO.plain_coords(o);
                     let r2 = row(c, rank2);
                     if r2 > r && file.abs_diff(f2) <= r2 - r {
                         t.cone[ci][b as usize] |= R::B::bit(o);

@@ -515,7 +515,7 @@ pub fn read_file(path: &std::path::Path, variant: Variant) -> Result<Weights, St
 
 /// Every weights file built into the binary, by name (each variant names its file in its
 /// table entry, `VariantFacts::weights`).
-const EMBEDDED: [(&str, &str); 8] = [
+const EMBEDDED: [(&str, &str); 13] = [
     (
         "english.txt",
         include_str!("../../tuning/weights/english.txt"),
@@ -548,6 +548,18 @@ const EMBEDDED: [(&str, &str); 8] = [
         "losing.txt",
         include_str!("../../tuning/weights/losing.txt"),
     ),
+    // The 8x8 family (issue 18).
+    (
+        "italian.txt",
+        include_str!("../../tuning/weights/italian.txt"),
+    ),
+    ("pool.txt", include_str!("../../tuning/weights/pool.txt")),
+    ("czech.txt", include_str!("../../tuning/weights/czech.txt")),
+    (
+        "spanish.txt",
+        include_str!("../../tuning/weights/spanish.txt"),
+    ),
+    ("thai.txt", include_str!("../../tuning/weights/thai.txt")),
 ];
 
 /// The file (name and text) holding the weights of `variant`'s family.

@@ -267,12 +267,7 @@ impl Parser {
 /// PDN GameType numbers tammi does not play, for a helpful error.
 fn unsupported_game_type(n: u32) -> Option<&'static str> {
     Some(match n {
-        22 => "italian",
-        23 => "american pool",
-        24 => "spanish",
         28 => "portuguese",
-        29 => "czech",
-        31 => "thai",
         40 => "frisian",
         41 => "spantsiretti",
         _ => return None,

@@ -109,6 +109,12 @@ pub trait Board: Copy + Eq + Hash + Debug + Send + Sync + 'static {
     fn generate_perft(&self, out: &mut MoveList<Self::B>) {
         self.generate(out)
     }
+    /// All legal moves with a capture once per route (the "keep duplicates" perft
+    /// convention: two routes taking the same pieces from the same start to the same end
+    /// are two moves here).
+    fn generate_every_route(&self, out: &mut MoveList<Self::B>) {
+        self.generate_perft(out)
+    }
     /// The number of moves `generate_perft` would produce, without building them when it can.
     fn count_moves(&self, scratch: &mut MoveList<Self::B>) -> u64 {
         self.generate_perft(scratch);

@@ -35,6 +35,9 @@ impl Path {
 
 /// Receives every complete capture sequence the generator finds.
 pub trait CaptureSink<B: Bits> {
+    /// The sink counts every route (no duplicate merging): the generator then leaves out
+    /// the routes that only differ by where a king paused on a straight line.
+    const EVERY_ROUTE: bool = false;
     fn add(&mut self, mv: Move<B>, path: &Path);
 }
 
@@ -56,6 +59,7 @@ impl<'a, B: Bits, const MAX: bool, const DEDUP: bool> Collect<'a, B, MAX, DEDUP>
 }
 
 impl<B: Bits, const MAX: bool, const DEDUP: bool> CaptureSink<B> for Collect<'_, B, MAX, DEDUP> {
+    const EVERY_ROUTE: bool = !DEDUP;
     #[inline(always)]
     fn add(&mut self, mv: Move<B>, _path: &Path) {
         if MAX {

@@ -100,6 +100,16 @@ impl<R: Rules> Position<R> {
         }
     }
 
+    /// The pieces of `opp` a man may take (italian men cannot take kings).
+    #[inline(always)]
+    fn man_targets(&self, opp: R::B) -> R::B {
+        if R::MEN_CAPTURE_KINGS {
+            opp
+        } else {
+            opp & !self.kings
+        }
+    }
+
     #[inline(always)]
     fn me_opp(&self) -> (R::B, R::B) {
         match self.side {
@@ -136,11 +146,20 @@ impl<R: Rules> Position<R> {
     /// Whether the king on `sq` can capture anything (`captured` pieces can't be taken again).
     #[inline(always)]
     fn king_can_capture(sq: u32, occ: R::B, targets: R::B) -> bool {
+        Self::king_can_capture_but(sq, occ, targets, 4)
+    }
+
+    /// As [`Self::king_can_capture`], but not in direction `along` (4: every direction).
+    #[inline(always)]
+    fn king_can_capture_but(sq: u32, occ: R::B, targets: R::B, along: usize) -> bool {
         let empty = !occ & Self::board_mask();
         if R::FLYING_KINGS {
-            (0..4).any(|d| match Self::open_ray(d, sq, occ).1 {
-                Some(b) => targets.has(b) && (Self::step(R::B::bit(b), d) & empty).any(),
-                None => false,
+            (0..4).any(|d| {
+                d != along
+                    && match Self::open_ray(d, sq, occ).1 {
+                        Some(b) => targets.has(b) && (Self::step(R::B::bit(b), d) & empty).any(),
+                        None => false,
+                    }
             })
         } else {
             (0..4).any(|d| {
@@ -155,7 +174,10 @@ impl<R: Rules> Position<R> {
         let occ = self.white | self.black;
         let empty = Self::board_mask() & !occ;
         let men = me & !self.kings;
-        for from in self.capturing_men(men, opp, empty).squares() {
+        for from in self
+            .capturing_men(men, self.man_targets(opp), empty)
+            .squares()
+        {
             let mut path = Path::new(from);
             self.step_captures::<S, false>(
                 sink,
@@ -174,7 +196,18 @@ impl<R: Rules> Position<R> {
             }
             let mut path = Path::new(from);
             if R::FLYING_KINGS {
-                self.king_captures(sink, from, from, occ, opp, R::B::ZERO, false, 4, &mut path);
+                self.king_captures(
+                    sink,
+                    from,
+                    from,
+                    occ,
+                    opp,
+                    R::B::ZERO,
+                    false,
+                    4,
+                    true,
+                    &mut path,
+                );
             } else {
                 self.step_captures::<S, true>(sink, from, from, occ, opp, R::B::ZERO, &mut path);
             }
@@ -195,7 +228,7 @@ impl<R: Rules> Position<R> {
         captured: R::B,
         path: &mut Path,
     ) {
-        let targets = opp & !captured;
+        let targets = if KING { opp } else { self.man_targets(opp) } & !captured;
         let empty = Self::board_mask() & !occ;
         let promo = Self::promo_row(self.side);
         let mut extended = false;
@@ -216,7 +249,7 @@ impl<R: Rules> Position<R> {
             path.push(land_sq);
             if !KING && R::PROMOTE_IN_CAPTURE && promo.has(land_sq) {
                 // Russian: crowned on the spot, the capture goes on as a king's.
-                self.king_captures(sink, from, land_sq, occ, opp, now, true, d, path);
+                self.king_captures(sink, from, land_sq, occ, opp, now, true, d, true, path);
             } else {
                 self.step_captures::<S, KING>(sink, from, land_sq, occ, opp, now, path);
             }
@@ -235,6 +268,9 @@ impl<R: Rules> Position<R> {
 
     /// A flying king's capture sequence from `at`; `came` is the direction of the last jump
     /// (4 at the start). `promote` marks a man crowned during this capture (russian).
+    /// `straight_on`: the capture may go on in direction `came` from here; a sink counting
+    /// every route goes on straight only from the first square behind the piece taken
+    /// (stopping further along the same line is the same route, as dctl counts them).
     #[allow(clippy::too_many_arguments)]
     fn king_captures<S: CaptureSink<R::B>>(
         &self,
@@ -246,37 +282,60 @@ impl<R: Rules> Position<R> {
         captured: R::B,
         promote: bool,
         came: usize,
+        straight_on: bool,
         path: &mut Path,
     ) {
         let targets = opp & !captured;
+        // Thai: the pieces taken have left the board already.
+        let occ = if R::REMOVE_AT_ONCE {
+            occ & !captured
+        } else {
+            occ
+        };
         let mut extended = false;
         for d in 0..4 {
-            // Jumping back is impossible anyway: the piece just taken still blocks the way.
-            if came < 4 && d == reverse(came) {
+            // Jumping back is impossible anyway: the piece just taken still blocks the way
+            // (where pieces leave at once, thai, the king may turn back across it).
+            if !R::REMOVE_AT_ONCE && came < 4 && d == reverse(came) {
+                continue;
+            }
+            if S::EVERY_ROUTE && !straight_on && d == came {
                 continue;
             }
             let b = match Self::open_ray(d, at, occ).1 {
                 Some(b) if targets.has(b) => b,
                 _ => continue,
             };
-            let (land, _) = Self::open_ray(d, b, occ);
+            let (mut land, _) = Self::open_ray(d, b, occ);
             if land.is_empty() {
                 continue;
+            }
+            if R::LAND_BEHIND {
+                // Thai: the king lands on the square right behind the piece.
+                land = R::B::bit(Self::nearest(land, d));
             }
             extended = true;
             let now = captured | R::B::bit(b);
             let rest = opp & !now;
+            let occ_on = if R::REMOVE_AT_ONCE {
+                occ ^ R::B::bit(b)
+            } else {
+                occ
+            };
             // A king must land where the capture can go on, if there is such a square.
+            let first = Self::nearest(land, d);
             let mut going_on = R::B::ZERO;
             for l in land.squares() {
-                if Self::king_can_capture(l, occ, rest) {
+                let along = if S::EVERY_ROUTE && l != first { d } else { 4 };
+                if Self::king_can_capture_but(l, occ_on, rest, along) {
                     going_on |= R::B::bit(l);
                 }
             }
             if going_on.any() {
                 for l in going_on.squares() {
+                    let straight = !S::EVERY_ROUTE || l == first;
                     path.push(l);
-                    self.king_captures(sink, from, l, occ, opp, now, promote, d, path);
+                    self.king_captures(sink, from, l, occ, opp, now, promote, d, straight, path);
                     path.pop();
                 }
             } else {
@@ -355,6 +414,11 @@ impl<R: Rules> Position<R> {
         if (me & self.kings).any() {
             return None;
         }
+        let opp = self.man_targets(opp);
+        if R::MOST_KINGS && (opp & self.kings).any() {
+            // A man's jump taking a king outranks one taking a man (spanish).
+            return None;
+        }
         let occ = self.white | self.black;
         let empty = Self::board_mask() & !occ;
         let dirs = Self::man_capture_dirs(self.side);
@@ -383,6 +447,23 @@ impl<R: Rules> Position<R> {
             n += land.count();
         }
         Some(n as u64)
+    }
+
+    /// Every capture the precedence rules allow into `out` (`DEDUP`: one per distinct move,
+    /// else one per route).
+    #[inline(always)]
+    fn collect_captures<const DEDUP: bool>(&self, out: &mut MoveList<R::B>) {
+        if R::RANKED {
+            self.generate_captures(&mut Ranked::<R, DEDUP> {
+                out,
+                kings: self.kings,
+                best: 0,
+            });
+        } else if R::MAX_CAPTURE {
+            self.generate_captures(&mut Collect::<R::B, true, DEDUP>::new(out));
+        } else {
+            self.generate_captures(&mut Collect::<R::B, false, DEDUP>::new(out));
+        }
     }
 
     /// Quiet moves counted without building them (perft's last ply).
@@ -414,20 +495,108 @@ impl<R: Rules> Position<R> {
     }
 }
 
+/// A capture's rank under the variant's precedence rules, higher first: the count (where
+/// the most must be taken), whether a king makes it, how many kings it takes, and which
+/// jumps take kings, the first jump weighing most (italian, FID art. 6.6 to 6.9; czech:
+/// the king alone; spanish: the count then the kings). `kings` are the position's.
+#[inline(always)]
+fn rank<R: Rules>(kings: R::B, mv: &Move<R::B>, path: &Path) -> u32 {
+    let mut key = 0;
+    if R::MAX_CAPTURE {
+        key |= mv.captured.count() << 24;
+    }
+    if R::KING_FIRST && kings.has(mv.from as u32) {
+        key |= 1 << 23;
+    }
+    if R::MOST_KINGS {
+        key |= (mv.captured & kings).count() << 16;
+    }
+    if R::KINGS_EARLY {
+        // Short pieces only (italian): a jump's victim is midway between two landings in
+        // the ghost layout. At most 12 jumps on 8x8, so 16 bits hold the order.
+        let mut jumps = path.squares();
+        let mut at = jumps.next().unwrap_or(0);
+        for (i, land) in jumps.enumerate() {
+            if kings.has((at + land) / 2) {
+                key |= 1 << (15 - i);
+            }
+            at = land;
+        }
+    }
+    key
+}
+
+/// Collects the captures of the best rank (see [`rank`]); `DEDUP` as in [`Collect`].
+struct Ranked<'a, R: Rules, const DEDUP: bool> {
+    out: &'a mut Vec<Move<R::B>>,
+    kings: R::B,
+    best: u32,
+}
+
+impl<R: Rules, const DEDUP: bool> CaptureSink<R::B> for Ranked<'_, R, DEDUP> {
+    const EVERY_ROUTE: bool = !DEDUP;
+    #[inline(always)]
+    fn add(&mut self, mv: Move<R::B>, path: &Path) {
+        let key = rank::<R>(self.kings, &mv, path);
+        if key < self.best {
+            return;
+        }
+        if key > self.best {
+            self.out.clear();
+            self.best = key;
+        }
+        if DEDUP && self.out.contains(&mv) {
+            return;
+        }
+        self.out.push(mv);
+    }
+}
+
+/// The routes of one capture that rank best among its routes (for notation).
+struct RankedRoutes<R: Rules> {
+    target: Move<R::B>,
+    kings: R::B,
+    best: u32,
+    routes: Vec<Vec<u32>>,
+}
+
+impl<R: Rules> CaptureSink<R::B> for RankedRoutes<R> {
+    fn add(&mut self, mv: Move<R::B>, path: &Path) {
+        if mv != self.target {
+            return;
+        }
+        let key = rank::<R>(self.kings, &mv, path);
+        if key < self.best {
+            return;
+        }
+        if key > self.best {
+            self.routes.clear();
+            self.best = key;
+        }
+        let route: Vec<u32> = path.squares().collect();
+        if !self.routes.contains(&route) {
+            self.routes.push(route);
+        }
+    }
+}
+
 impl<R: Rules> Board for Position<R> {
     type B = R::B;
     const VARIANT: Variant = R::VARIANT;
 
     fn start() -> Self {
-        // Men fill all but the two middle rows.
-        let rows = R::GEO.width / 2 - 1;
-        let per_side = rows * R::GEO.width / 2;
+        // Men fill the rows on each side of `start_gap` empty middle rows (two, but four in
+        // thai). Black's are the top rows, whatever the numbering: the plain layout's first
+        // squares (see `DiagonalGeometry::new`).
+        let width = R::GEO.width;
+        let rows = (width - R::VARIANT.facts().start_gap) / 2;
+        let per_side = rows * width / 2;
+        let plain = |n: u32| R::B::bit(n + n / width);
         let mut black = R::B::ZERO;
         let mut white = R::B::ZERO;
-        for n in 1..=per_side {
-            black |= R::B::bit(R::GEO.bit_of_square[n as usize] as u32);
-            let m = R::GEO.squares + 1 - n;
-            white |= R::B::bit(R::GEO.bit_of_square[m as usize] as u32);
+        for n in 0..per_side {
+            black |= plain(n);
+            white |= plain(R::GEO.squares - 1 - n);
         }
         Position {
             white,
@@ -458,14 +627,35 @@ impl<R: Rules> Board for Position<R> {
     fn generate(&self, out: &mut MoveList<R::B>) {
         out.clear();
         if self.has_capture() {
-            if R::MAX_CAPTURE {
-                self.generate_captures(&mut Collect::<R::B, true, true>::new(out));
-            } else {
-                self.generate_captures(&mut Collect::<R::B, false, true>::new(out));
-            }
+            self.collect_captures::<true>(out);
         } else {
             self.generate_quiet(out);
         }
+    }
+
+    fn generate_every_route(&self, out: &mut MoveList<R::B>) {
+        out.clear();
+        if self.has_capture() {
+            self.collect_captures::<false>(out);
+        } else {
+            self.generate_quiet(out);
+        }
+    }
+
+    fn routes(&self, mv: &Move<R::B>) -> Vec<Vec<u32>> {
+        if !mv.is_capture() {
+            return vec![vec![mv.from as u32, mv.to as u32]];
+        }
+        // Only the routes that rank as the move does play it (italian: the same pieces
+        // taken in another order may meet the king later, and that route is not legal).
+        let mut sink = RankedRoutes::<R> {
+            target: *mv,
+            kings: self.kings,
+            best: 0,
+            routes: Vec::new(),
+        };
+        self.generate_captures(&mut sink);
+        sink.routes
     }
 
     #[inline]
@@ -475,11 +665,7 @@ impl<R: Rules> Board for Position<R> {
                 return n;
             }
             scratch.clear();
-            if R::MAX_CAPTURE {
-                self.generate_captures(&mut Collect::<R::B, true, true>::new(scratch));
-            } else {
-                self.generate_captures(&mut Collect::<R::B, false, true>::new(scratch));
-            }
+            self.collect_captures::<true>(scratch);
             scratch.len() as u64
         } else {
             self.count_quiet()
@@ -492,7 +678,7 @@ impl<R: Rules> Board for Position<R> {
         let occ = self.white | self.black;
         let empty = Self::board_mask() & !occ;
         let men = me & !self.kings;
-        if self.capturing_men(men, opp, empty).any() {
+        if self.capturing_men(men, self.man_targets(opp), empty).any() {
             return true;
         }
         let kings = me & self.kings;

@@ -25,6 +25,14 @@ pub const fn reverse(d: usize) -> usize {
 /// Precomputed facts about one diagonal board size.
 pub struct DiagonalGeometry {
     pub width: u32,
+    /// The board turned a quarter (italian, spanish: a light square in each player's left
+    /// corner, FID Regolamento Capo I art. 2.3). Inside, the position is the plain board seen
+    /// in a mirror: the rays and shifts stay the plain ones (the rules are the same either
+    /// way round), only the square numbers and the files a square shows are mirrored.
+    pub turned: bool,
+    /// Square 1 is on White's side (spanish: 1 = h1, numbered right to left, row by row up
+    /// the board; the plain numbering turned half a circle).
+    pub from_white: bool,
     /// Playable squares (width * width / 2).
     pub squares: u32,
     /// Valid bits.
@@ -43,7 +51,7 @@ pub struct DiagonalGeometry {
 }
 
 impl DiagonalGeometry {
-    pub const fn new(width: u32) -> Self {
+    pub const fn new(width: u32, turned: bool, from_white: bool) -> Self {
         let h = width / 2;
         let squares = width * width / 2;
         let mut board = 0u128;
@@ -55,8 +63,17 @@ impl DiagonalGeometry {
         while n < squares {
             let bit = n + n / width;
             board |= 1u128 << bit;
-            bit_of_square[(n + 1) as usize] = bit as u8;
-            square_of_bit[bit as usize] = (n + 1) as u8;
+            // Turned: square n is the plain square at the other end of its row (FID art.
+            // 2.4 numbers the turned board from its top-left dark square, a8).
+            let m = if turned {
+                (n / h) * h + (h - 1 - n % h)
+            } else {
+                n
+            };
+            let m = if from_white { squares - 1 - m } else { m };
+            let named = m + m / width;
+            bit_of_square[(n + 1) as usize] = named as u8;
+            square_of_bit[named as usize] = (n + 1) as u8;
             if n < h {
                 top_row |= 1u128 << bit;
             }
@@ -93,6 +110,8 @@ impl DiagonalGeometry {
         }
         DiagonalGeometry {
             width,
+            turned,
+            from_white,
             squares,
             board,
             top_row,
@@ -104,9 +123,25 @@ impl DiagonalGeometry {
         }
     }
 
-    /// (file, rank) of a bit: file 0 = a, rank 1 = White's back row.
+    /// (file, rank) of a bit as the board shows it: file 0 = a, rank 1 = White's back row.
     pub const fn coords(&self, bit: u32) -> (u32, u32) {
-        let n = self.square_of_bit[bit as usize] as u32 - 1;
+        let (file, rank) = self.plain_coords(bit);
+        if self.turned {
+            (self.width - 1 - file, rank)
+        } else {
+            (file, rank)
+        }
+    }
+
+    /// The square number a bit has on the plain board (the inside view: the evaluation's
+    /// tables and features are written for it, so a turned board shares a plain one's).
+    pub const fn plain_square(&self, bit: u32) -> u32 {
+        bit - bit / (self.width + 1) + 1
+    }
+
+    /// (file, rank) of a bit on the plain board (see [`Self::plain_square`]).
+    pub const fn plain_coords(&self, bit: u32) -> (u32, u32) {
+        let n = self.plain_square(bit) - 1;
         let h = self.width / 2;
         let row = n / h; // 0 = top row
         let idx = n % h;
@@ -123,6 +158,11 @@ impl DiagonalGeometry {
         if file >= self.width || rank == 0 || rank > self.width {
             return None;
         }
+        let file = if self.turned {
+            self.width - 1 - file
+        } else {
+            file
+        };
         let row = self.width - rank;
         let dark = if row.is_multiple_of(2) {
             file % 2 == 1
@@ -133,13 +173,15 @@ impl DiagonalGeometry {
             return None;
         }
         let n = row * (self.width / 2) + file / 2;
-        Some(self.bit_of_square[(n + 1) as usize] as u32)
+        Some(n + n / self.width)
     }
 }
 
-pub static GEOMETRY_8: DiagonalGeometry = DiagonalGeometry::new(8);
-pub static GEOMETRY_10: DiagonalGeometry = DiagonalGeometry::new(10);
-pub static GEOMETRY_12: DiagonalGeometry = DiagonalGeometry::new(12);
+pub static GEOMETRY_8: DiagonalGeometry = DiagonalGeometry::new(8, false, false);
+pub static GEOMETRY_8_TURNED: DiagonalGeometry = DiagonalGeometry::new(8, true, false);
+pub static GEOMETRY_8_SPANISH: DiagonalGeometry = DiagonalGeometry::new(8, true, true);
+pub static GEOMETRY_10: DiagonalGeometry = DiagonalGeometry::new(10, false, false);
+pub static GEOMETRY_12: DiagonalGeometry = DiagonalGeometry::new(12, false, false);
 
 /// Orthogonal directions on the Turkish board, numbered so that `reverse` works.
 pub const NORTH: usize = 0; // toward rank 8 (+8)
@@ -196,7 +238,27 @@ mod tests {
         assert_eq!(g.coords(g.bit_of_square[1] as u32), (1, 10));
         assert_eq!(g.coords(g.bit_of_square[46] as u32), (0, 1));
         assert_eq!(g.coords(g.bit_of_square[50] as u32), (8, 1));
-        for g in [&GEOMETRY_8, &GEOMETRY_10, &GEOMETRY_12] {
+        // italian (FID art. 2.3, 2.4): 1 = a8, the dark corner on Black's right; 32 = h1,
+        // White's; a1 is light.
+        let g = &GEOMETRY_8_TURNED;
+        assert_eq!(g.coords(g.bit_of_square[1] as u32), (0, 8));
+        assert_eq!(g.coords(g.bit_of_square[4] as u32), (6, 8));
+        assert_eq!(g.coords(g.bit_of_square[5] as u32), (1, 7));
+        assert_eq!(g.coords(g.bit_of_square[32] as u32), (7, 1));
+        assert_eq!(g.bit_at(0, 1), None);
+        // spanish: 1 = h1, 4 = b1, 5 = g2, 32 = a8.
+        let g = &GEOMETRY_8_SPANISH;
+        assert_eq!(g.coords(g.bit_of_square[1] as u32), (7, 1));
+        assert_eq!(g.coords(g.bit_of_square[4] as u32), (1, 1));
+        assert_eq!(g.coords(g.bit_of_square[5] as u32), (6, 2));
+        assert_eq!(g.coords(g.bit_of_square[32] as u32), (0, 8));
+        for g in [
+            &GEOMETRY_8,
+            &GEOMETRY_8_TURNED,
+            &GEOMETRY_8_SPANISH,
+            &GEOMETRY_10,
+            &GEOMETRY_12,
+        ] {
             for n in 1..=g.squares {
                 let bit = g.bit_of_square[n as usize] as u32;
                 let (f, r) = g.coords(bit);

@@ -25,6 +25,8 @@ pub use variant::{
     International, Killer, Layout, Losing, Notation, Rules, Russian, Switches, Variant,
     VariantFacts,
 };
+// The 8x8 family (issue 18).
+pub use variant::{Czech, Italian, Pool, Spanish, Thai};
 
 /// Run `$body` with `$P` bound to the board type of `$variant` (type erasure at the edges:
 /// generic code is monomorphised once per variant and chosen here at run time).
@@ -32,7 +34,8 @@ pub use variant::{
 macro_rules! with_board {
     ($variant:expr, $P:ident => $body:expr) => {
         $crate::with_board!(@diagonal $variant, $P, $body;
-            English International Russian Brazilian Canadian Killer Breakthrough Losing)
+            English International Russian Brazilian Canadian Killer Breakthrough Losing
+            Italian Pool Czech Spanish Thai)
     };
     // Each diagonal variant's board is `Position` of its rules type, of the same name.
     (@diagonal $variant:expr, $P:ident, $body:expr; $($d:ident)*) => {{

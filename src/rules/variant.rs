@@ -8,7 +8,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::bits::Bits;
-use super::geometry::{DiagonalGeometry, GEOMETRY_8, GEOMETRY_10, GEOMETRY_12};
+use super::geometry::{
+    DiagonalGeometry, GEOMETRY_8, GEOMETRY_8_SPANISH, GEOMETRY_8_TURNED, GEOMETRY_10, GEOMETRY_12,
+};
 
 /// A side. White sits at the bottom (high square numbers on diagonal boards).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -63,6 +65,23 @@ pub trait Rules:
     /// A capture by a king whose last victim is a king must end on the square right behind
     /// it (killer draughts; earlier landings stay free).
     const KILLER: bool;
+    /// Men may capture kings (not in italian).
+    const MEN_CAPTURE_KINGS: bool;
+    /// Among the captures left, one made by a king must be played (czech; italian after
+    /// the count).
+    const KING_FIRST: bool;
+    /// Among the captures left, the one taking the most kings (italian, spanish).
+    const MOST_KINGS: bool;
+    /// Among the captures left, the one meeting a king earliest (italian; short kings only:
+    /// the order is read from the route's midpoints).
+    const KINGS_EARLY: bool;
+    /// A king's capture lands on the square right behind each piece taken (thai).
+    const LAND_BEHIND: bool;
+    /// Captured pieces leave the board at once, so a king may cross their squares and turn
+    /// back (thai).
+    const REMOVE_AT_ONCE: bool;
+    /// Captures are ranked by more than their count: a sink that knows the kings decides.
+    const RANKED: bool = Self::KING_FIRST || Self::MOST_KINGS || Self::KINGS_EARLY;
     const FIRST: Color;
     const GOAL: Goal;
 }
@@ -78,25 +97,34 @@ macro_rules! diagonal_rules {
         impl Rules for $name {
             type B = $b;
             const VARIANT: Variant = Variant::$name;
-            const GEO: &'static DiagonalGeometry = geometry(Variant::$name.facts().width);
+            const GEO: &'static DiagonalGeometry = geometry(Variant::$name.facts());
             const FLYING_KINGS: bool = Variant::$name.switches().flying_kings;
             const MEN_CAPTURE_BACKWARD: bool = Variant::$name.switches().men_capture_backward;
             const MAX_CAPTURE: bool = Variant::$name.switches().max_capture;
             const PROMOTE_IN_CAPTURE: bool = Variant::$name.switches().promote_in_capture;
             const KILLER: bool = Variant::$name.switches().killer;
+            const MEN_CAPTURE_KINGS: bool = Variant::$name.switches().men_capture_kings;
+            const KING_FIRST: bool = Variant::$name.switches().king_first;
+            const MOST_KINGS: bool = Variant::$name.switches().most_kings;
+            const KINGS_EARLY: bool = Variant::$name.switches().kings_early;
+            const LAND_BEHIND: bool = Variant::$name.switches().land_behind;
+            const REMOVE_AT_ONCE: bool = Variant::$name.switches().remove_at_once;
             const FIRST: Color = Variant::$name.facts().first;
             const GOAL: Goal = Variant::$name.facts().goal;
         }
     };
 }
 
-/// The precomputed geometry of a diagonal board `width` squares wide.
-const fn geometry(width: u32) -> &'static DiagonalGeometry {
-    match width {
-        8 => &GEOMETRY_8,
-        10 => &GEOMETRY_10,
-        12 => &GEOMETRY_12,
-        _ => panic!("diagonal boards are 8, 10 or 12 squares wide"),
+/// The precomputed geometry of a variant's diagonal board (its width, and whether it is
+/// turned and numbered from White's side: see [`DiagonalGeometry`]).
+const fn geometry(f: &VariantFacts) -> &'static DiagonalGeometry {
+    match (f.width, f.turned, f.numbered_from_white) {
+        (8, false, false) => &GEOMETRY_8,
+        (8, true, false) => &GEOMETRY_8_TURNED,
+        (8, true, true) => &GEOMETRY_8_SPANISH,
+        (10, false, false) => &GEOMETRY_10,
+        (12, false, false) => &GEOMETRY_12,
+        _ => panic!("no such diagonal board (8, 10 or 12 wide; only 8x8 turned)"),
     }
 }
 
@@ -124,6 +152,22 @@ diagonal_rules!(
 diagonal_rules!(
     /// Losing draughts (antidraughts): international moves; no move left wins.
     Losing, u64);
+// The 8x8 family (issue 18).
+diagonal_rules!(
+    /// Italian draughts (FID): turned board, short kings, men cannot take kings, precedence.
+    Italian, u64);
+diagonal_rules!(
+    /// American pool checkers (APCA): flying kings, men capture backward, free choice.
+    Pool, u64);
+diagonal_rules!(
+    /// Czech draughts (ČDF): flying kings, men capture forward, a king's capture first.
+    Czech, u64);
+diagonal_rules!(
+    /// Spanish draughts: turned board, flying kings, the most pieces then the most kings.
+    Spanish, u64);
+diagonal_rules!(
+    /// Thai draughts (mak-hos): flying kings landing right behind, pieces taken at once.
+    Thai, u64);
 
 /// Every variant tammi plays, as named at the edges.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -137,6 +181,12 @@ pub enum Variant {
     Killer,
     Breakthrough,
     Losing,
+    // The 8x8 family (issue 18).
+    Italian,
+    Pool,
+    Czech,
+    Spanish,
+    Thai,
 }
 
 /// Which of the notations a board uses by default.
@@ -175,7 +225,7 @@ pub struct DrawRules {
     pub two_against_one_plies: Option<u16>,
 }
 
-pub const ALL_VARIANTS: [Variant; 9] = [
+pub const ALL_VARIANTS: [Variant; 14] = [
     Variant::English,
     Variant::International,
     Variant::Russian,
@@ -185,6 +235,12 @@ pub const ALL_VARIANTS: [Variant; 9] = [
     Variant::Killer,
     Variant::Breakthrough,
     Variant::Losing,
+    // The 8x8 family (issue 18).
+    Variant::Italian,
+    Variant::Pool,
+    Variant::Czech,
+    Variant::Spanish,
+    Variant::Thai,
 ];
 
 /// How the squares of a board are laid out.
@@ -204,6 +260,12 @@ pub struct Switches {
     pub max_capture: bool,
     pub promote_in_capture: bool,
     pub killer: bool,
+    pub men_capture_kings: bool,
+    pub king_first: bool,
+    pub most_kings: bool,
+    pub kings_early: bool,
+    pub land_behind: bool,
+    pub remove_at_once: bool,
 }
 
 /// Everything tammi knows about one variant, stated once: every edge (command line, Hub,
@@ -224,6 +286,12 @@ pub struct VariantFacts {
     pub pdn_variant_tag: bool,
     /// Board width (and height), in squares.
     pub width: u32,
+    /// The board is turned (see [`DiagonalGeometry::turned`]).
+    pub turned: bool,
+    /// Square 1 is on White's side (see [`DiagonalGeometry::from_white`]).
+    pub numbered_from_white: bool,
+    /// Empty rows between the two armies at the start (2: all but the middle rows full).
+    pub start_gap: u32,
     pub layout: Layout,
     /// The notation of the variant's literature and its PDN GameType.
     pub notation: Notation,
@@ -254,6 +322,12 @@ const FMJD_SWITCHES: Switches = Switches {
     max_capture: true,
     promote_in_capture: false,
     killer: false,
+    men_capture_kings: true,
+    king_first: false,
+    most_kings: false,
+    kings_early: false,
+    land_behind: false,
+    remove_at_once: false,
 };
 
 const INTERNATIONAL: VariantFacts = VariantFacts {
@@ -264,6 +338,9 @@ const INTERNATIONAL: VariantFacts = VariantFacts {
     pdn_game_type_aliases: &[],
     pdn_variant_tag: false,
     width: 10,
+    turned: false,
+    numbered_from_white: false,
+    start_gap: 2,
     layout: Layout::Diagonal,
     notation: Notation::Numeric,
     first: Color::White,
@@ -292,8 +369,7 @@ const ENGLISH: VariantFacts = VariantFacts {
         flying_kings: false,
         men_capture_backward: false,
         max_capture: false,
-        promote_in_capture: false,
-        killer: false,
+        ..FMJD_SWITCHES
     }),
     ..INTERNATIONAL
 };
@@ -399,6 +475,156 @@ const LOSING: VariantFacts = VariantFacts {
     ..INTERNATIONAL
 };
 
+// The 8x8 family (issue 18). Each switch cites the rule book's article; the perft counts
+// in tests/data/perft.tsv (dctl's, from the FMJD forum's "perft for all recognized
+// draughts variants" thread) are the check.
+
+/// Italian draughts, FID Regolamento Tecnico, Capo I (2006).
+const ITALIAN: VariantFacts = VariantFacts {
+    name: "italian",
+    aliases: &[],
+    hub_name: "italian",
+    // PDN 3.0 GameType 22.
+    pdn_game_type: 22,
+    width: 8,
+    // Art. 2.3: the dark corner on each player's right; 2.4: 1 = Black's corner, a8.
+    turned: true,
+    first: Color::White,
+    // Art. 9.3(b1) as dctl reads it: a position occurring four times; art. 10.4: 40 moves
+    // each without a capture or a man moving.
+    draw_rules: DrawRules {
+        repetitions: 4,
+        reversible_plies: Some(80),
+        three_against_one_plies: None,
+        two_against_one_plies: None,
+    },
+    weights: "italian.txt",
+    switches: Some(Switches {
+        // Art. 4.7: the king steps one square.
+        flying_kings: false,
+        // Art. 5.3(a): men capture forward only; 5.3(b): a man may not take a king.
+        men_capture_backward: false,
+        men_capture_kings: false,
+        // Art. 6.6 to 6.9: the most pieces, then with the king, then the most kings, then
+        // the king met first.
+        max_capture: true,
+        king_first: true,
+        most_kings: true,
+        kings_early: true,
+        ..FMJD_SWITCHES
+    }),
+    ..INTERNATIONAL
+};
+
+/// American pool checkers, APCA Tournament Rules of Play.
+const POOL: VariantFacts = VariantFacts {
+    name: "pool",
+    aliases: &["american-pool"],
+    hub_name: "pool",
+    // PDN 3.0 GameType 23.
+    pdn_game_type: 23,
+    width: 8,
+    // Rule 2: the bottom left corner dark; 5: Black on the first twelve squares; 7: Black
+    // moves first.
+    first: Color::Black,
+    // Rule 26 as dctl reads it: threefold repetition; 30 plies without a capture or a man
+    // moving.
+    draw_rules: DrawRules {
+        repetitions: 3,
+        reversible_plies: Some(30),
+        three_against_one_plies: None,
+        two_against_one_plies: None,
+    },
+    weights: "pool.txt",
+    switches: Some(Switches {
+        // Rules 14 and 15: men capture backward, kings fly; 16: a man passing the king row
+        // during a capture goes on as a man; 20: free choice of capture.
+        max_capture: false,
+        ..FMJD_SWITCHES
+    }),
+    ..INTERNATIONAL
+};
+
+/// Czech draughts, the ČDF rules (damweb.cz/pravidla/cdfull.html).
+const CZECH: VariantFacts = VariantFacts {
+    name: "czech",
+    aliases: &[],
+    hub_name: "czech",
+    // PDN 3.0 GameType 29.
+    pdn_game_type: 29,
+    width: 8,
+    // Art. 2.6: letter-number notation.
+    notation: Notation::Letter,
+    draw_rules: THREEFOLD,
+    weights: "czech.txt",
+    switches: Some(Switches {
+        // Art. 3.9: flying kings; 4.1: men capture forward only; 4.14: a capture with a
+        // king comes first, otherwise free choice.
+        men_capture_backward: false,
+        max_capture: false,
+        king_first: true,
+        ..FMJD_SWITCHES
+    }),
+    ..INTERNATIONAL
+};
+
+/// Spanish draughts (the Spanish and Portuguese federations' classic game).
+const SPANISH: VariantFacts = VariantFacts {
+    name: "spanish",
+    aliases: &[],
+    hub_name: "spanish",
+    // PDN 3.0 GameType 24.
+    pdn_game_type: 24,
+    width: 8,
+    // The italian board (a dark square in each player's right corner), numbered from
+    // White's right corner: White starts on 1-12 and moves first.
+    turned: true,
+    numbered_from_white: true,
+    draw_rules: THREEFOLD,
+    weights: "spanish.txt",
+    switches: Some(Switches {
+        // Flying kings, men capture forward only, the most pieces then the most kings
+        // (FPD Regras das Damas Clássicas).
+        men_capture_backward: false,
+        most_kings: true,
+        ..FMJD_SWITCHES
+    }),
+    ..INTERNATIONAL
+};
+
+/// Thai draughts (mak-hos).
+const THAI: VariantFacts = VariantFacts {
+    name: "thai",
+    aliases: &["makhos", "mak-hos"],
+    hub_name: "thai",
+    // PDN 3.0 GameType 31.
+    pdn_game_type: 31,
+    width: 8,
+    // Eight men each, on the two back rows.
+    start_gap: 4,
+    draw_rules: THREEFOLD,
+    weights: "thai.txt",
+    switches: Some(Switches {
+        // Flying kings that land right behind each piece taken, pieces removed as they are
+        // taken (so a king may turn back across them), men capture forward only, free
+        // choice.
+        men_capture_backward: false,
+        max_capture: false,
+        land_behind: true,
+        remove_at_once: true,
+        ..FMJD_SWITCHES
+    }),
+    ..INTERNATIONAL
+};
+
+/// Only threefold repetition (variants whose rule books tammi has no move count from).
+const THREEFOLD: DrawRules = DrawRules {
+    repetitions: 3,
+    reversible_plies: None,
+    three_against_one_plies: None,
+    two_against_one_plies: None,
+};
+
 impl Variant {
     /// The variant's table entry.
     pub const fn facts(self) -> &'static VariantFacts {
@@ -412,6 +638,11 @@ impl Variant {
             Variant::Killer => &KILLER,
             Variant::Breakthrough => &BREAKTHROUGH,
             Variant::Losing => &LOSING,
+            Variant::Italian => &ITALIAN,
+            Variant::Pool => &POOL,
+            Variant::Czech => &CZECH,
+            Variant::Spanish => &SPANISH,
+            Variant::Thai => &THAI,
         }
     }
 
@@ -537,6 +768,30 @@ mod tests {
             (R::PROMOTE_IN_CAPTURE, R::KILLER),
             (s.promote_in_capture, s.killer)
         );
+        assert_eq!(
+            (
+                R::MEN_CAPTURE_KINGS,
+                R::KING_FIRST,
+                R::MOST_KINGS,
+                R::KINGS_EARLY
+            ),
+            (
+                s.men_capture_kings,
+                s.king_first,
+                s.most_kings,
+                s.kings_early
+            )
+        );
+        assert_eq!(
+            (R::LAND_BEHIND, R::REMOVE_AT_ONCE),
+            (s.land_behind, s.remove_at_once)
+        );
+        assert_eq!(
+            (R::GEO.turned, R::GEO.from_white),
+            (f.turned, f.numbered_from_white)
+        );
+        // The ranked order of italian's route midpoints needs short kings.
+        assert!(!(R::KINGS_EARLY && R::FLYING_KINGS), "{}", f.name);
         assert_eq!((R::FIRST, R::GOAL), (f.first, f.goal));
         assert_eq!(Position::<R>::start().side(), f.first, "{}", f.name);
     }
@@ -551,6 +806,12 @@ mod tests {
         same_as_table::<Killer>();
         same_as_table::<Breakthrough>();
         same_as_table::<Losing>();
+        // The 8x8 family (issue 18).
+        same_as_table::<Italian>();
+        same_as_table::<Pool>();
+        same_as_table::<Czech>();
+        same_as_table::<Spanish>();
+        same_as_table::<Thai>();
         assert_eq!(TurkishPosition::square_count(), Variant::Turkish.squares());
         assert_eq!(TurkishPosition::VARIANT.facts().layout, Layout::Orthogonal);
     }
@@ -583,6 +844,12 @@ mod tests {
                 "killer killer 20 10 50 White Numeric",
                 "breakthrough bt 20 10 50 White Numeric",
                 "losing losing 20 10 50 White Numeric",
+                // The 8x8 family (issue 18).
+                "italian italian 22 8 32 White Numeric",
+                "pool pool 23 8 32 Black Numeric",
+                "czech czech 29 8 32 White Letter",
+                "spanish spanish 24 8 32 White Numeric",
+                "thai thai 31 8 32 White Numeric",
             ]
         );
         assert_eq!(V::Losing.goal(), Goal::Losing);
@@ -596,6 +863,17 @@ mod tests {
         assert_eq!(V::Russian.draw_rules().reversible_plies, Some(30));
         assert_eq!(V::Losing.draw_rules(), V::Turkish.draw_rules());
         assert_eq!(V::Turkish.draw_rules().reversible_plies, None);
+        // The 8x8 family (issue 18): FID art. 9.3(b1) and 10.4; APCA rule 26.
+        assert_eq!(V::Italian.draw_rules().repetitions, 4);
+        assert_eq!(V::Italian.draw_rules().reversible_plies, Some(80));
+        assert_eq!(V::Pool.draw_rules().reversible_plies, Some(30));
+        for v in [V::Czech, V::Spanish, V::Thai] {
+            assert_eq!(v.draw_rules(), THREEFOLD, "{v}");
+        }
+        assert_eq!(
+            ALL_VARIANTS.map(|v| v.facts().start_gap != 2),
+            ALL_VARIANTS.map(|v| v == V::Thai)
+        );
     }
 
     #[test]

@@ -227,6 +227,37 @@ pub fn scenarios() -> Vec<Scenario> {
             moves: 15,
         },
     ));
+    // The 8x8 family (issue 18). Italian (FID art. 9.3(b1), 10.4): the fourth occurrence,
+    // and 40 moves each; pool (APCA rule 26): 15 moves each; czech, spanish and thai:
+    // threefold repetition only.
+    let cycle = shuffle(Variant::Italian, "B:WK30:BK1,K2,K3");
+    out.push(s(
+        Variant::Italian,
+        "B:WK30:BK1,K2,K3",
+        [&cycle[..4], &cycle[..]].concat(),
+        Repetition { times: 4 },
+    ));
+    out.push(s(
+        Variant::Italian,
+        "W:WK29,K30,K31:BK1,K2",
+        king_walk(Variant::Italian, "W:WK29,K30,K31:BK1,K2", 80),
+        MoveRule { moves: 40 },
+    ));
+    out.push(s(
+        Variant::Pool,
+        "W:WK29,K30,K31,K32:BK1,K2",
+        king_walk(Variant::Pool, "W:WK29,K30,K31,K32:BK1,K2", 30),
+        MoveRule { moves: 15 },
+    ));
+    // (spanish squares count from White's corner: its lone king stands on 4, b1)
+    for (variant, fen) in [
+        (Variant::Pool, "B:WK29:BK1,K2,K3"),
+        (Variant::Czech, "B:WK29:BK1,K2,K3"),
+        (Variant::Spanish, "B:WK4:BK30,K31,K32"),
+        (Variant::Thai, "B:WK29:BK1,K2,K3"),
+    ] {
+        out.push(s(variant, fen, shuffle(variant, fen), three));
+    }
     // Turkish and losing: threefold repetition only.
     out.push(s(
         Variant::Turkish,
