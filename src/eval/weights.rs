@@ -515,7 +515,7 @@ pub fn read_file(path: &std::path::Path, variant: Variant) -> Result<Weights, St
 
 /// Every weights file built into the binary, by name (each variant names its file in its
 /// table entry, `VariantFacts::weights`).
-const EMBEDDED: [(&str, &str); 8] = [
+const EMBEDDED: [(&str, &str); 9] = [
     (
         "english.txt",
         include_str!("../../tuning/weights/english.txt"),
@@ -547,6 +547,10 @@ const EMBEDDED: [(&str, &str); 8] = [
     (
         "losing.txt",
         include_str!("../../tuning/weights/losing.txt"),
+    ),
+    (
+        "frisian.txt",
+        include_str!("../../tuning/weights/frisian.txt"),
     ),
 ];
 
