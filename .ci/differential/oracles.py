@@ -100,6 +100,11 @@ GEOMETRY = {
     "brazilian": Geometry(8),
     "international": Geometry(10),
     "turkish": Geometry(8, full=True),
+    # International's board and numbering.
+    "frisian": Geometry(10),
+    "frysk": Geometry(10),
+    "losing": Geometry(10),
+    "breakthrough": Geometry(10),
 }
 
 
@@ -248,6 +253,11 @@ class Oracle:
         """Returns the state after move (may mutate and return the given state)."""
         raise NotImplementedError
 
+    def sample_moves(self, state, moves: list[OMove]) -> list[OMove]:
+        """The moves to compare with tammi's for the FEN of `state` (`moves` are the
+        state's own): the same unless the library's answer depends on the game's history."""
+        return moves
+
     @staticmethod
     def version() -> str:
         return "?"
@@ -265,13 +275,27 @@ def _dist_version(dist: str) -> str:
 class PydraughtsOracle(Oracle):
     name = "pydraughts"
     all_routes = True
-    variants = ("english", "international", "russian", "brazilian", "turkish")
+    variants = (
+        "english",
+        "international",
+        "russian",
+        "brazilian",
+        "turkish",
+        "frisian",
+        "frysk",
+        "losing",
+        "breakthrough",
+    )
     _lib_variant = {
         "english": "english",
         "international": "standard",
         "russian": "russian",
         "brazilian": "brazilian",
         "turkish": "turkish",
+        "frisian": "frisian",
+        "frysk": "frysk!",
+        "losing": "antidraughts",
+        "breakthrough": "breakthrough",
     }
 
     def __init__(self, variant: str):
@@ -281,7 +305,7 @@ class PydraughtsOracle(Oracle):
         self._draughts = draughts
         self.lib_variant = self._lib_variant[variant]
         # pydraughts numeric square -> tammi square
-        if variant in ("english", "international", "turkish"):
+        if variant not in ("russian", "brazilian"):
             self._from_lib = lambda n: n
             self._to_lib = lambda n: n
             self.fen_letters = variant == "turkish"
@@ -326,6 +350,13 @@ class PydraughtsOracle(Oracle):
         state.push(move.raw)
         return state
 
+    def sample_moves(self, state, moves: list[OMove]) -> list[OMove]:
+        # Frisian's king-move limit (three quiet moves in a row by one king) depends on the
+        # game's history, which a FEN does not carry: compare the moves of the FEN alone.
+        if self.variant in ("frisian", "frysk"):
+            return self.moves(self.from_position(self.position(state)))
+        return moves
+
 
 # ----- dame-rs --------------------------------------------------------------
 
@@ -359,6 +390,13 @@ class DameOracle(Oracle):
     def play(self, state, move: OMove):
         state.push(move.raw)
         return state
+
+    def sample_moves(self, state, moves: list[OMove]) -> list[OMove]:
+        # Frisian's king-move limit (three quiet moves in a row by one king) depends on the
+        # game's history, which a FEN does not carry: compare the moves of the FEN alone.
+        if self.variant in ("frisian", "frysk"):
+            return self.moves(self.from_position(self.position(state)))
+        return moves
 
 
 # ----- clatsop --------------------------------------------------------------
@@ -495,6 +533,10 @@ DEFAULT_PAIRS = [
     ("russian", "pydraughts"),
     ("brazilian", "pydraughts"),
     ("turkish", "kish"),
+    ("frisian", "pydraughts"),
+    ("frysk", "pydraughts"),
+    ("losing", "pydraughts"),
+    ("breakthrough", "pydraughts"),
 ]
 
 # Notation used for tammi's FENs and answers per variant.
@@ -504,4 +546,8 @@ TAMMI_NOTATION = {
     "russian": "letter",
     "brazilian": "letter",
     "turkish": "numeric",
+    "frisian": "numeric",
+    "frysk": "numeric",
+    "losing": "numeric",
+    "breakthrough": "numeric",
 }
