@@ -681,8 +681,8 @@ mod tests {
     #[test]
     fn steps_are_the_first_square_of_each_ray() {
         for bit in (0..64).filter(|&b| BOARD.has(b)) {
-            for d in 0..8 {
-                let ray = RAYS[d][bit as usize];
+            for (d, rays) in RAYS.iter().enumerate() {
+                let ray = rays[bit as usize];
                 let first = if ray == 0 { 0 } else { 1u64 << nearest(ray, d) };
                 assert_eq!(step(1u64 << bit, d), first, "bit {bit} direction {d}");
             }
