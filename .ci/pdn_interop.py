@@ -4,7 +4,8 @@
     .venv/bin/python .ci/pdn_interop.py [TAMMI_BINARY]    # default target/release/tammi
 
 For each source (the project's fixtures tests/data/pdn/{english,international,russian,
-brazilian}.pdn and, when ../shared/pdn-corpus exists, its three real game files), tammi
+brazilian}.pdn, a 20-game nodes-limited self-play match of tammi in frisian and in frysk!,
+and, when ../shared/pdn-corpus exists, its three real game files), tammi
 rewrites the file (`tammi pdn convert`); draughts.PDN.PDNReader reads the result; every game
 is replayed on a pydraughts Board, each move must be one of pydraughts' legal moves, and the
 final position must equal `tammi pdn fen` for that game. Exit status 1 on any failure.
@@ -34,7 +35,11 @@ FIXTURES = [ROOT / "tests/data/pdn" / f"{v}.pdn" for v in ("english", "internati
 CORPUS = ROOT.parent / "shared/pdn-corpus"
 CORPUS_FILES = ["english_oca_2.0.pdn", "international_wk2003.pdn", "russian_ussr_championship.pdn"]
 # pydraughts variant -> tammi variant, and the FEN notation pydraughts writes for it.
-VARIANTS = {"english": "numeric", "standard": "numeric", "russian": "letter", "brazilian": "letter"}
+VARIANTS = {"english": "numeric", "standard": "numeric", "russian": "letter", "brazilian": "letter", "frisian": "numeric"}
+# Variants without fixtures: a nodes-limited self-play match of tammi is written and replayed
+# (frysk! games are GameType 40 with their start as a FEN, which pydraughts reads as frisian).
+MATCH_VARIANTS = ["frisian", "frysk"]
+MATCH_GAMES = 20
 
 
 def tammi(binary: str, *args: str) -> str:
@@ -103,6 +108,17 @@ def check_file(binary: str, source: Path, workdir: Path) -> tuple[int, int, list
     return replayed, skipped, failures
 
 
+def self_play(binary: str, variant: str, workdir: Path) -> Path:
+    """A 20-game tammi-against-tammi match in `variant`, written as PDN."""
+    # Apart from the converted copies check_file writes into workdir.
+    (workdir / "matches").mkdir(exist_ok=True)
+    out = workdir / "matches" / f"{variant}.pdn"
+    engine = f"{binary} hub"
+    tammi(binary, "match", "--engine", engine, "--engine", engine, "--variant", variant,
+          "--games", str(MATCH_GAMES), "--nodes", "3000", "--pdn", str(out), "--quiet")
+    return out
+
+
 def main() -> int:
     binary = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "target/release/tammi")
     sources = list(FIXTURES)
@@ -111,6 +127,8 @@ def main() -> int:
     failures: list[str] = []
     total = 0
     with tempfile.TemporaryDirectory() as tmp:
+        for variant in MATCH_VARIANTS:
+            sources.append(self_play(binary, variant, Path(tmp)))
         for source in sources:
             replayed, _, bad = check_file(binary, source, Path(tmp))
             total += replayed

@@ -43,7 +43,8 @@ fn handshake_declares_parameters_as_key_value_tokens() {
             quoted ^= part.matches('"').count() % 2 == 1;
         }
     }
-    // Exactly the variants tammi plays (issue 18: `frisian` was listed and refused).
+    // Exactly the variants tammi plays (issue 18: `frisian` was listed and refused before
+    // tammi played it).
     let variant = lines.iter().find(|l| l.contains("name=variant")).unwrap();
     let values = variant
         .split("values=\"")
@@ -58,7 +59,28 @@ fn handshake_declares_parameters_as_key_value_tokens() {
         .collect();
     played.sort_unstable();
     assert_eq!(listed, played, "{variant}");
-    assert!(!values.contains("frisian"), "{variant}");
+    assert!(
+        listed.contains(&"frisian") && listed.contains(&"frysk"),
+        "{variant}"
+    );
+}
+
+/// Frisian and frysk! are played over the Hub: an orthogonal capture (e5 takes e7, 28x8)
+/// is the only legal move, and it is the answer.
+#[test]
+fn frisian_and_frysk_are_played() {
+    let mut squares = vec!['e'; 50];
+    squares[27] = 'w';
+    squares[17] = 'b';
+    let pos: String = squares.into_iter().collect();
+    for v in ["frisian", "frysk", "frysk!"] {
+        let mut hub = Hub::ready();
+        hub.send(&format!("set-param name=variant value={v}"));
+        hub.send(&format!("pos pos=W{pos}"));
+        hub.send("level depth=3");
+        hub.send("go think");
+        assert_eq!(hub.last("done"), "done move=28x8x18", "{v}");
+    }
 }
 
 /// Issue 18: a variant that is not played is an error, and until a played one is set no
@@ -66,7 +88,7 @@ fn handshake_declares_parameters_as_key_value_tokens() {
 /// is refused too. A valid variant then plays again.
 #[test]
 fn a_variant_not_played_leaves_no_search_until_a_played_one_is_set() {
-    for refused in ["frisian", "chess", "\"\"", "normall", "frysk!"] {
+    for refused in ["xiangqi", "chess", "\"\"", "normall", "frisiann"] {
         let mut hub = Hub::ready();
         hub.send("set-param name=variant value=english");
         hub.send("pos pos=W:W32:B28,5");
@@ -101,7 +123,7 @@ fn a_variant_not_played_leaves_no_search_until_a_played_one_is_set() {
         let e = hub.last("error");
         assert!(e.contains("no variant is set"), "{e}");
         // Another refused value keeps it so; a played one ends it.
-        hub.send("set-param name=variant value=frisian");
+        hub.send("set-param name=variant value=xiangqi");
         hub.last("error");
         hub.send("go think");
         assert_eq!(hub.last("done"), "done move=\"\"");

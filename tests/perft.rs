@@ -5,6 +5,7 @@
 
 use tammi::notation::parse_position;
 use tammi::perft::{perft, perft_threads};
+use tammi::rules::frisian::perft_routes;
 use tammi::rules::{Board, Variant};
 use tammi::with_board;
 
@@ -98,6 +99,36 @@ fn killer_lands_right_behind_a_captured_king() {
 }
 
 #[test]
+fn frisian_drops_duplicate_captures_to_depth_10() {
+    check(Variant::Frisian, false);
+}
+
+/// The published frisian counts in the `keep` convention: a capture counted once per route
+/// (the `drop` rows above count equal start, end and captured set once).
+const FRISIAN_KEEP: [u64; 11] = [
+    9, 81, 658, 3880, 21345, 103584, 550314, 2907905, 16204497, 90161025, 521287205,
+];
+
+#[test]
+fn frisian_keeps_every_route_to_depth_9() {
+    let start = tammi::rules::FrisianBoard::start();
+    for (i, &n) in FRISIAN_KEEP.iter().enumerate().take(9) {
+        let depth = i as u32 + 1;
+        assert_eq!(perft_routes(&start, depth), n, "frisian keep depth {depth}");
+    }
+}
+
+#[test]
+#[ignore = "deep perft: minutes; run with --ignored"]
+fn frisian_keeps_every_route_deep() {
+    let start = tammi::rules::FrisianBoard::start();
+    for (i, &n) in FRISIAN_KEEP.iter().enumerate().skip(9) {
+        let depth = i as u32 + 1;
+        assert_eq!(perft_routes(&start, depth), n, "frisian keep depth {depth}");
+    }
+}
+
+#[test]
 #[ignore = "deep perft: minutes; run with --ignored"]
 fn deep_counts_in_every_variant() {
     for v in [
@@ -108,6 +139,7 @@ fn deep_counts_in_every_variant() {
         Variant::Canadian,
         Variant::Turkish,
         Variant::Killer,
+        Variant::Frisian,
     ] {
         check(v, true);
     }

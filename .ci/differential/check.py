@@ -148,7 +148,7 @@ def collect(variant: str, oracle_name: str, n: int, seed: int, log=None) -> tupl
             if rng.random() < _sample_probability(ply, pos):
                 fen = to_fen(pos, geo, "numeric")
                 if fen not in samples:
-                    samples[fen] = Sample(pos, moves, ply, games)
+                    samples[fen] = Sample(pos, oracle.sample_moves(state, moves), ply, games)
                     if len(samples) >= n:
                         break
             weights = [_move_weight(pos, m, geo, variant) for m in moves]

@@ -103,6 +103,11 @@ GEOMETRY = {
     # italian's board is turned (a1 light, FID art. 2.3) but numbered row by row from the
     # top left as the plain one; the harness only uses numbers and ranks for it.
     "italian": Geometry(8),
+    # International's board and numbering.
+    "frisian": Geometry(10),
+    "frysk": Geometry(10),
+    "losing": Geometry(10),
+    "breakthrough": Geometry(10),
 }
 
 
@@ -251,6 +256,11 @@ class Oracle:
         """Returns the state after move (may mutate and return the given state)."""
         raise NotImplementedError
 
+    def sample_moves(self, state, moves: list[OMove]) -> list[OMove]:
+        """The moves to compare with tammi's for the FEN of `state` (`moves` are the
+        state's own): the same unless the library's answer depends on the game's history."""
+        return moves
+
     @staticmethod
     def version() -> str:
         return "?"
@@ -271,7 +281,18 @@ class PydraughtsOracle(Oracle):
     # pydraughts 0.6.7 also accepts "pool", "czech", "spanish" and "thai" but plays
     # international for them (any unknown name gives the 10x10 standard board), so it is
     # no oracle for those.
-    variants = ("english", "international", "russian", "brazilian", "turkish", "italian")
+    variants = (
+        "english",
+        "international",
+        "russian",
+        "brazilian",
+        "turkish",
+        "italian",
+        "frisian",
+        "frysk",
+        "losing",
+        "breakthrough",
+    )
     _lib_variant = {
         "italian": "italian",
         "english": "english",
@@ -279,6 +300,10 @@ class PydraughtsOracle(Oracle):
         "russian": "russian",
         "brazilian": "brazilian",
         "turkish": "turkish",
+        "frisian": "frisian",
+        "frysk": "frysk!",
+        "losing": "antidraughts",
+        "breakthrough": "breakthrough",
     }
 
     def __init__(self, variant: str):
@@ -288,7 +313,7 @@ class PydraughtsOracle(Oracle):
         self._draughts = draughts
         self.lib_variant = self._lib_variant[variant]
         # pydraughts numeric square -> tammi square
-        if variant in ("english", "international", "turkish", "italian"):
+        if variant not in ("russian", "brazilian"):
             self._from_lib = lambda n: n
             self._to_lib = lambda n: n
             self.fen_letters = variant == "turkish"
@@ -333,6 +358,13 @@ class PydraughtsOracle(Oracle):
         state.push(move.raw)
         return state
 
+    def sample_moves(self, state, moves: list[OMove]) -> list[OMove]:
+        # Frisian's king-move limit (three quiet moves in a row by one king) depends on the
+        # game's history, which a FEN does not carry: compare the moves of the FEN alone.
+        if self.variant in ("frisian", "frysk"):
+            return self.moves(self.from_position(self.position(state)))
+        return moves
+
 
 # ----- dame-rs --------------------------------------------------------------
 
@@ -366,6 +398,13 @@ class DameOracle(Oracle):
     def play(self, state, move: OMove):
         state.push(move.raw)
         return state
+
+    def sample_moves(self, state, moves: list[OMove]) -> list[OMove]:
+        # Frisian's king-move limit (three quiet moves in a row by one king) depends on the
+        # game's history, which a FEN does not carry: compare the moves of the FEN alone.
+        if self.variant in ("frisian", "frysk"):
+            return self.moves(self.from_position(self.position(state)))
+        return moves
 
 
 # ----- clatsop --------------------------------------------------------------
@@ -503,6 +542,10 @@ DEFAULT_PAIRS = [
     ("brazilian", "pydraughts"),
     ("turkish", "kish"),
     ("italian", "pydraughts"),
+    ("frisian", "pydraughts"),
+    ("frysk", "pydraughts"),
+    ("losing", "pydraughts"),
+    ("breakthrough", "pydraughts"),
 ]
 
 # Notation used for tammi's FENs and answers per variant.
@@ -513,4 +556,8 @@ TAMMI_NOTATION = {
     "brazilian": "letter",
     "turkish": "numeric",
     "italian": "numeric",
+    "frisian": "numeric",
+    "frysk": "numeric",
+    "losing": "numeric",
+    "breakthrough": "numeric",
 }

@@ -13,8 +13,8 @@ use crate::with_board;
 #[derive(clap::Args, Debug)]
 pub struct PerftArgs {
     /// Variant: english (american, checkers), international (normal), russian, brazilian,
-    /// canadian, turkish, killer, breakthrough (bt), losing, italian, pool, czech, spanish,
-    /// thai (makhos).
+    /// canadian, turkish, killer, breakthrough (bt), losing (antidraughts), italian, pool,
+    /// czech, spanish, thai (makhos), frisian, frysk (frysk!).
     #[arg(long, short, default_value = "international", value_parser = parse_variant)]
     pub variant: Variant,
     /// Start position as PDN FEN or Hub position string (default: the variant's start).

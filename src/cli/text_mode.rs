@@ -22,7 +22,7 @@ commands:
   moves             list the legal moves
   undo              take back the last move
   new [VARIANT]     a new game (english, international, russian, brazilian,
-                    canadian, turkish, killer, bt, losing)
+                    canadian, turkish, killer, bt, losing, frisian, frysk)
   fen [FEN]         show the position as FEN, or set one
   level N | depth N | nodes N
                     engine limit: N seconds a move, or a depth, or nodes

@@ -8,6 +8,7 @@
 
 pub mod diagonal;
 pub mod endgame;
+pub mod frisian;
 pub mod orthogonal;
 pub mod weights;
 

@@ -515,7 +515,7 @@ pub fn read_file(path: &std::path::Path, variant: Variant) -> Result<Weights, St
 
 /// Every weights file built into the binary, by name (each variant names its file in its
 /// table entry, `VariantFacts::weights`).
-const EMBEDDED: [(&str, &str); 13] = [
+const EMBEDDED: [(&str, &str); 14] = [
     (
         "english.txt",
         include_str!("../../tuning/weights/english.txt"),
@@ -560,6 +560,10 @@ const EMBEDDED: [(&str, &str); 13] = [
         include_str!("../../tuning/weights/spanish.txt"),
     ),
     ("thai.txt", include_str!("../../tuning/weights/thai.txt")),
+    (
+        "frisian.txt",
+        include_str!("../../tuning/weights/frisian.txt"),
+    ),
 ];
 
 /// The file (name and text) holding the weights of `variant`'s family.

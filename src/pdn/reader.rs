@@ -268,7 +268,6 @@ impl Parser {
 fn unsupported_game_type(n: u32) -> Option<&'static str> {
     Some(match n {
         28 => "portuguese",
-        40 => "frisian",
         41 => "spantsiretti",
         _ => return None,
     })

@@ -1,5 +1,5 @@
 //! Games to PDN, strictly: the seven standard tags first (filled in when missing), then
-//! GameType (always), Variant (killer, breakthrough, losing) and FEN (when not the start),
+//! GameType (always), Variant (killer, breakthrough, losing, frysk) and FEN (when not the start, and always for frysk),
 //! then the other tags in the order read; move numbers recomputed; moves rewritten from
 //! the replayed [`Move`]s in the variant's notation, with the full route only where PDN
 //! requires it (two captures sharing start and end); comments, NAGs, strengths and variations kept; lines wrapped.
@@ -8,7 +8,7 @@
 
 use super::game::{Game, Line, MoveError, resolve};
 use crate::notation::{format_move, format_route, write_fen};
-use crate::rules::{Board, Notation};
+use crate::rules::{Board, Notation, Variant};
 use crate::with_board;
 
 /// How to write.
@@ -252,7 +252,9 @@ fn write_with<P: Board>(game: &Game, opts: &WriteOptions) -> Result<String, Move
     if variant_tag {
         out.push_str(&format!("[Variant \"{}\"]\n", P::VARIANT.name()));
     }
-    if start != P::start() {
+    // frysk! shares frisian's GameType 40 but not its start: readers that know only the
+    // GameType (pydraughts) need the FEN to set its five men each up.
+    if start != P::start() || P::VARIANT == Variant::Frysk {
         out.push_str(&format!(
             "[FEN \"{}\"]\n",
             write_fen(&start, Notation::Numeric)

@@ -160,13 +160,25 @@ pub trait Board: Copy + Eq + Hash + Debug + Send + Sync + 'static {
     /// Whether a man of `color` standing on `bit` is on its promotion row.
     fn promotion_row(color: Color) -> Self::B;
 
-    /// Zobrist hash of the position (pieces and side to move).
+    /// The part of the Zobrist key for state beyond the pieces and the side to move
+    /// (frisian's king-move counts); none for most boards.
+    #[inline(always)]
+    fn state_key(&self) -> u64 {
+        0
+    }
+    /// How `state_key` changes when `mv` is played: `state_key() ^ play(mv).state_key()`.
+    #[inline(always)]
+    fn state_key_after(&self, _mv: &Move<Self::B>) -> u64 {
+        0
+    }
+
+    /// Zobrist hash of the position (pieces, side to move and `state_key`).
     fn hash(&self) -> u64 {
         let mut h = if self.side() == Color::Black {
             super::zobrist::SIDE
         } else {
             0
-        };
+        } ^ self.state_key();
         let k = self.kings();
         for (c, set) in [(0usize, self.white()), (1, self.black())] {
             for b in set.squares() {

@@ -61,7 +61,7 @@ pub fn key_after<P: Board>(pos: &P, key: u64, mv: &Move<P::B>) -> u64 {
     let me = pos.side();
     let kings = pos.kings();
     let was_king = kings.has(mv.from as u32);
-    let mut k = key ^ SIDE;
+    let mut k = key ^ SIDE ^ pos.state_key_after(mv);
     k ^= KEYS[kind(me, was_king)][mv.from as usize];
     k ^= KEYS[kind(me, was_king || mv.promote)][mv.to as usize];
     if mv.captured.any() {
@@ -99,8 +99,9 @@ impl fmt::Display for DrawReason {
                 let n = ["no", "one", "two", "three"].get(pieces as usize).copied();
                 write!(
                     f,
-                    "{moves} moves with {} pieces against a lone king",
-                    n.map_or(pieces.to_string(), str::to_string)
+                    "{moves} moves with {} {} against a lone king",
+                    n.map_or(pieces.to_string(), str::to_string),
+                    if pieces == 1 { "king" } else { "pieces" }
                 )
             }
         }
@@ -165,6 +166,9 @@ fn repeated(keys: &[u64], key: u64, c: Counters, tree: usize, repetitions: u8) -
 /// among them on the other, standing long enough.
 #[inline]
 fn few_pieces<P: Board>(pos: &P, c: Counters, rules: &DrawRules) -> Option<DrawReason> {
+    if let Some(r) = kings_only(pos, c, rules) {
+        return Some(r);
+    }
     let (three, two) = (rules.three_against_one_plies, rules.two_against_one_plies);
     if three.is_none() && two.is_none() {
         return None;
@@ -190,6 +194,33 @@ fn few_pieces<P: Board>(pos: &P, c: Counters, rules: &DrawRules) -> Option<DrawR
     }?;
     (c.material >= limit).then_some(DrawReason::FewPieces {
         pieces: pieces as u8,
+        moves: limit / 2,
+    })
+}
+
+/// Frisian's endings of kings only: two kings against one, or one against one, standing
+/// long enough since the last capture or promotion.
+#[inline]
+fn kings_only<P: Board>(pos: &P, c: Counters, rules: &DrawRules) -> Option<DrawReason> {
+    let (two, one) = (
+        rules.two_kings_against_king_plies,
+        rules.king_against_king_plies,
+    );
+    if two.is_none() && one.is_none() {
+        return None;
+    }
+    let (w, b, k) = (pos.white(), pos.black(), pos.kings());
+    if (w | b) & !k != P::B::ZERO {
+        return None;
+    }
+    let limit = match (w.count(), b.count()) {
+        (1, 1) => one,
+        (2, 1) | (1, 2) => two,
+        _ => None,
+    }?;
+    let pieces = w.count().max(b.count()) as u8;
+    (c.material >= limit).then_some(DrawReason::FewPieces {
+        pieces,
         moves: limit / 2,
     })
 }

@@ -7,6 +7,7 @@ pub mod bits;
 pub mod board;
 pub mod capture;
 pub mod diagonal;
+pub mod frisian;
 pub mod game;
 pub mod geometry;
 pub mod outcome;
@@ -17,6 +18,7 @@ pub mod zobrist;
 pub use bits::Bits;
 pub use board::{Board, Move, MoveList, Setup, SetupError};
 pub use diagonal::Position;
+pub use frisian::{FrisianBoard, FrisianPosition, FryskBoard};
 pub use game::{Counters, DrawReason, Game, PlayError};
 pub use outcome::{Outcome, outcome};
 pub use turkish::TurkishPosition;
@@ -47,6 +49,14 @@ macro_rules! with_board {
             })*
             V::Turkish => {
                 type $P = $crate::rules::TurkishPosition;
+                $body
+            }
+            V::Frisian => {
+                type $P = $crate::rules::FrisianBoard;
+                $body
+            }
+            V::Frysk => {
+                type $P = $crate::rules::FryskBoard;
                 $body
             }
         }

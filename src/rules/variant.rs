@@ -187,6 +187,8 @@ pub enum Variant {
     Czech,
     Spanish,
     Thai,
+    Frisian,
+    Frysk,
 }
 
 /// Which of the notations a board uses by default.
@@ -223,9 +225,13 @@ pub struct DrawRules {
     /// a king + 2 men) against a lone king, and 2 pieces or fewer against a lone king.
     pub three_against_one_plies: Option<u16>,
     pub two_against_one_plies: Option<u16>,
+    /// Frisian: plies allowed with two kings against one king, and with one king against
+    /// one king (kings only on the board), since the last capture or promotion.
+    pub two_kings_against_king_plies: Option<u16>,
+    pub king_against_king_plies: Option<u16>,
 }
 
-pub const ALL_VARIANTS: [Variant; 14] = [
+pub const ALL_VARIANTS: [Variant; 16] = [
     Variant::English,
     Variant::International,
     Variant::Russian,
@@ -241,6 +247,8 @@ pub const ALL_VARIANTS: [Variant; 14] = [
     Variant::Czech,
     Variant::Spanish,
     Variant::Thai,
+    Variant::Frisian,
+    Variant::Frysk,
 ];
 
 /// How the squares of a board are laid out.
@@ -301,8 +309,8 @@ pub struct VariantFacts {
     pub draw_rules: DrawRules,
     /// The evaluation's built-in weights: a file in `tuning/weights/`.
     pub weights: &'static str,
-    /// The diagonal generator's switches; `None` for turkish, whose rules are its own
-    /// generator's (`rules/turkish.rs`).
+    /// The diagonal generator's switches; `None` for turkish and frisian, whose rules are
+    /// their own generators' (`rules/turkish.rs`, `rules/frisian.rs`).
     pub switches: Option<Switches>,
 }
 
@@ -313,6 +321,8 @@ const FMJD_DRAWS: DrawRules = DrawRules {
     reversible_plies: Some(50),
     three_against_one_plies: Some(32),
     two_against_one_plies: Some(10),
+    two_kings_against_king_plies: None,
+    king_against_king_plies: None,
 };
 
 /// International rules on any board (brazilian, canadian and the 10x10 variants start here).
@@ -363,6 +373,8 @@ const ENGLISH: VariantFacts = VariantFacts {
         reversible_plies: Some(80),
         three_against_one_plies: None,
         two_against_one_plies: None,
+        two_kings_against_king_plies: None,
+        king_against_king_plies: None,
     },
     weights: "english.txt",
     switches: Some(Switches {
@@ -387,6 +399,8 @@ const RUSSIAN: VariantFacts = VariantFacts {
         reversible_plies: Some(30),
         three_against_one_plies: Some(30),
         two_against_one_plies: None,
+        two_kings_against_king_plies: None,
+        king_against_king_plies: None,
     },
     weights: "russian.txt",
     switches: Some(Switches {
@@ -433,6 +447,8 @@ const TURKISH: VariantFacts = VariantFacts {
         reversible_plies: None,
         three_against_one_plies: None,
         two_against_one_plies: None,
+        two_kings_against_king_plies: None,
+        king_against_king_plies: None,
     },
     weights: "turkish.txt",
     switches: None,
@@ -497,6 +513,8 @@ const ITALIAN: VariantFacts = VariantFacts {
         reversible_plies: Some(80),
         three_against_one_plies: None,
         two_against_one_plies: None,
+        two_kings_against_king_plies: None,
+        king_against_king_plies: None,
     },
     weights: "italian.txt",
     switches: Some(Switches {
@@ -534,6 +552,8 @@ const POOL: VariantFacts = VariantFacts {
         reversible_plies: Some(30),
         three_against_one_plies: None,
         two_against_one_plies: None,
+        two_kings_against_king_plies: None,
+        king_against_king_plies: None,
     },
     weights: "pool.txt",
     switches: Some(Switches {
@@ -623,6 +643,42 @@ const THREEFOLD: DrawRules = DrawRules {
     reversible_plies: None,
     three_against_one_plies: None,
     two_against_one_plies: None,
+    two_kings_against_king_plies: None,
+    king_against_king_plies: None,
+};
+
+/// Frisian (Art. 4–12 of the federation's rules: see `rules/frisian.rs`). GameType 40 (PDN
+/// 3.0). Draws: threefold repetition; two kings against one king drawn after seven moves
+/// each, one king against one king after two moves each (the rule book draws the latter at
+/// once unless one king must fall; like lidraughts, tammi leaves two moves each for that).
+/// No 25-move rule: the king-move limit (Art. 12) keeps men moving while a side has them.
+const FRISIAN: VariantFacts = VariantFacts {
+    name: "frisian",
+    aliases: &[],
+    hub_name: "frisian",
+    pdn_game_type: 40,
+    draw_rules: DrawRules {
+        repetitions: 3,
+        reversible_plies: None,
+        three_against_one_plies: None,
+        two_against_one_plies: None,
+        two_kings_against_king_plies: Some(14),
+        king_against_king_plies: Some(4),
+    },
+    weights: "frisian.txt",
+    switches: None,
+    ..INTERNATIONAL
+};
+
+/// frysk!: frisian rules from five men each on the back rows (W 46–50, B 1–5), as the
+/// Frisian federation's youth form and lidraughts play it. Shares GameType 40 (as pydraughts
+/// writes it), named by the `Variant` tag; its games carry the start as a FEN.
+const FRYSK: VariantFacts = VariantFacts {
+    name: "frysk",
+    aliases: &["frysk!"],
+    hub_name: "frysk",
+    pdn_variant_tag: true,
+    ..FRISIAN
 };
 
 impl Variant {
@@ -643,6 +699,8 @@ impl Variant {
             Variant::Czech => &CZECH,
             Variant::Spanish => &SPANISH,
             Variant::Thai => &THAI,
+            Variant::Frisian => &FRISIAN,
+            Variant::Frysk => &FRYSK,
         }
     }
 
@@ -814,6 +872,11 @@ mod tests {
         same_as_table::<Thai>();
         assert_eq!(TurkishPosition::square_count(), Variant::Turkish.squares());
         assert_eq!(TurkishPosition::VARIANT.facts().layout, Layout::Orthogonal);
+        use crate::rules::{FrisianBoard, FryskBoard};
+        assert_eq!(FrisianBoard::square_count(), Variant::Frisian.squares());
+        assert_eq!(FryskBoard::VARIANT, Variant::Frysk);
+        assert_eq!(FryskBoard::start().white().count(), 5);
+        assert_eq!(FrisianBoard::start().black().count(), 20);
     }
 
     #[test]
@@ -850,6 +913,8 @@ mod tests {
                 "czech czech 29 8 32 White Letter",
                 "spanish spanish 24 8 32 White Numeric",
                 "thai thai 31 8 32 White Numeric",
+                "frisian frisian 40 10 50 White Numeric",
+                "frysk frysk 40 10 50 White Numeric",
             ]
         );
         assert_eq!(V::Losing.goal(), Goal::Losing);
@@ -884,7 +949,9 @@ mod tests {
                 assert_eq!(n.to_uppercase().parse::<Variant>(), Ok(v), "{n}");
             }
             let by_number = Variant::of_pdn_game_type(v.pdn_game_type()).unwrap();
-            if v.facts().pdn_variant_tag {
+            if v == Variant::Frysk {
+                assert_eq!(by_number, Variant::Frisian, "{v}");
+            } else if v.facts().pdn_variant_tag {
                 assert_eq!(by_number, Variant::International, "{v}");
             } else {
                 assert_eq!(by_number, v, "{v}");
@@ -895,14 +962,16 @@ mod tests {
             ("checkers", Variant::English),
             ("intl", Variant::International),
             ("antidraughts", Variant::Losing),
+            ("frysk!", Variant::Frysk),
         ] {
             assert_eq!(alias.parse::<Variant>(), Ok(v));
         }
         assert_eq!(Variant::of_pdn_game_type(43), Some(Variant::Turkish));
-        assert_eq!(Variant::of_pdn_game_type(40), None);
-        let e = "frisian".parse::<Variant>().unwrap_err();
+        assert_eq!(Variant::of_pdn_game_type(40), Some(Variant::Frisian));
+        assert_eq!(Variant::of_pdn_game_type(41), None);
+        let e = "xiangqi".parse::<Variant>().unwrap_err();
         assert!(
-            e.contains("unknown variant 'frisian'") && e.contains("normal, "),
+            e.contains("unknown variant 'xiangqi'") && e.contains("normal, "),
             "{e}"
         );
         // Every name is one variant's only.
