@@ -442,14 +442,7 @@ const TURKISH: VariantFacts = VariantFacts {
     width: 8,
     layout: Layout::Orthogonal,
     notation: Notation::Letter,
-    draw_rules: DrawRules {
-        repetitions: 3,
-        reversible_plies: None,
-        three_against_one_plies: None,
-        two_against_one_plies: None,
-        two_kings_against_king_plies: None,
-        king_against_king_plies: None,
-    },
+    draw_rules: THREEFOLD,
     weights: "turkish.txt",
     switches: None,
     ..INTERNATIONAL
@@ -658,12 +651,9 @@ const FRISIAN: VariantFacts = VariantFacts {
     hub_name: "frisian",
     pdn_game_type: 40,
     draw_rules: DrawRules {
-        repetitions: 3,
-        reversible_plies: None,
-        three_against_one_plies: None,
-        two_against_one_plies: None,
         two_kings_against_king_plies: Some(14),
         king_against_king_plies: Some(4),
+        ..THREEFOLD
     },
     weights: "frisian.txt",
     switches: None,
