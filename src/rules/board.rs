@@ -89,6 +89,9 @@ pub enum SetupError {
 pub trait Board: Copy + Eq + Hash + Debug + Send + Sync + 'static {
     type B: Bits;
     const VARIANT: Variant;
+    /// Men may step sideways (turkish): such a step can be taken back, so the position
+    /// before it may recur and the repetition window does not restart there.
+    const MEN_STEP_SIDEWAYS: bool = false;
 
     fn start() -> Self;
     fn side(&self) -> Color;

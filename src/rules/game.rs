@@ -18,8 +18,9 @@ use super::zobrist::{KEYS, SIDE};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counters {
     /// Plies in a row with only kings moving and nothing captured (the 25-move rule in
-    /// international, 40 moves in english). Positions before the last such reset can
-    /// never recur, so this is also the repetition window.
+    /// international, 40 moves in english; in turkish, which has no such rule, men's
+    /// sideways steps count too). Positions before the last such reset can never recur,
+    /// so this is also the repetition window.
     pub reversible: u16,
     /// Plies since the last capture or promotion: how long the current material has
     /// stood (the FMJD few-pieces endings).
@@ -32,8 +33,13 @@ impl Counters {
     pub fn after<P: Board>(self, pos: &P, mv: &Move<P::B>) -> Counters {
         let capture = mv.is_capture();
         let king_move = pos.kings().has(mv.from as u32);
+        // A man's step along its rank (turkish) can be stepped back: it keeps the
+        // position repeatable, like a king's move. (Every diagonal man move changes rank.)
+        let sideways = P::MEN_STEP_SIDEWAYS
+            && !king_move
+            && P::coords(mv.from as u32).1 == P::coords(mv.to as u32).1;
         Counters {
-            reversible: if king_move && !capture {
+            reversible: if (king_move || sideways) && !capture {
                 self.reversible.saturating_add(1)
             } else {
                 0

@@ -252,6 +252,7 @@ impl TurkishPosition {
 impl Board for TurkishPosition {
     type B = u64;
     const VARIANT: Variant = Variant::Turkish;
+    const MEN_STEP_SIDEWAYS: bool = true;
 
     fn start() -> Self {
         TurkishPosition {

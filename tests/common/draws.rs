@@ -83,13 +83,19 @@ pub fn king_walk(variant: Variant, fen: &str, plies: usize) -> Vec<String> {
 /// the other side, twice; the last ply (the other side's) brings the start position back
 /// for the third time. No position on the way has a capture.
 pub fn shuffle(variant: Variant, fen: &str) -> Vec<String> {
+    shuffle_pieces(variant, fen, true)
+}
+
+/// As [`shuffle`], with men (`kings` false: turkish men stepping sideways) or kings.
+pub fn shuffle_pieces(variant: Variant, fen: &str, kings: bool) -> Vec<String> {
     with_board!(variant, P => {
         let p0: P = parse_position(fen).unwrap();
         let quiet = |p: &P| -> Vec<tammi::rules::Move<<P as Board>::B>> {
             let mut l = Vec::new();
             p.generate(&mut l);
             l.into_iter()
-                .filter(|m| !m.is_capture() && p.kings().has(m.from as u32))
+                .filter(|m| !m.is_capture() && p.kings().has(m.from as u32) == kings)
+                .filter(|m| !m.promote)
                 .filter(|m| !p.play(m).has_capture())
                 .collect()
         };
@@ -263,6 +269,14 @@ pub fn scenarios() -> Vec<Scenario> {
         Variant::Turkish,
         "B:WKa1:BKh8,Kg8,Kf8",
         shuffle(Variant::Turkish, "B:WKa1:BKh8,Kg8,Kf8"),
+        three,
+    ));
+    // Turkish men step sideways and back: those positions repeat too (White, a man
+    // ahead, would not repeat; Black's last step draws).
+    out.push(s(
+        Variant::Turkish,
+        "W:Wa3,b3:Bh6",
+        shuffle_pieces(Variant::Turkish, "W:Wa3,b3:Bh6", false),
         three,
     ));
     out.push(s(
