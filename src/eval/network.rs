@@ -201,7 +201,9 @@ impl Network {
                 }
                 z += s;
             }
-            let h = ((z + b) >> QB_SHIFT).clamp(0, QA);
+            // Rounded (not floored) back to activation units: no bias against the float
+            // network the trainer fits.
+            let h = ((z + b + (QB >> 1)) >> QB_SHIFT).clamp(0, QA);
             out += h * w3;
         }
         out
