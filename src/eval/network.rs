@@ -415,8 +415,8 @@ impl Network {
         }
     }
 
-    /// A hand-built network that counts material (a man about 90 centi-men, a king about
-    /// 115): each first-layer unit copies one input, eight second-layer units count the
+    /// A hand-built network that counts material (a man about 100 centi-men, a king about
+    /// 125): each first-layer unit copies one input, eight second-layer units count the
     /// side to move's men and kings, eight the opponent's. The placeholder before a
     /// trained network, and a check of the plumbing (a man up scores about a man).
     pub fn material() -> Network {

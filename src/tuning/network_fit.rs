@@ -309,6 +309,7 @@ const PARTS: usize = 8;
 
 /// Adam over `train` for `epochs`, printing the losses per epoch (to `log`); returns the
 /// losses (training, validation) after each epoch.
+#[allow(clippy::too_many_arguments)]
 pub fn train(
     net: &mut FloatNet,
     train: &[Sample],
