@@ -82,6 +82,12 @@ pub struct BenchArgs {
     /// prover at the depth its comment claims (`proof dN`); exit status 1 if any fails.
     #[arg(long, requires = "tactics")]
     pub prove: bool,
+    /// Only the positions of this variant (the signature is for all of them).
+    #[arg(long, value_parser = crate::cli::rules_tools::parse_variant)]
+    pub variant: Option<crate::rules::Variant>,
+    /// The evaluation of --variant: patterns (the default) or network (english).
+    #[arg(long, requires = "variant", default_value = "patterns")]
+    pub eval: crate::eval::EvalKind,
 }
 
 fn seconds(flag: &str, s: f64) -> Result<Duration> {
@@ -248,8 +254,11 @@ pub fn run_bench(a: &BenchArgs) -> Result<i32> {
         return run_tactics(file, seconds("time", a.time.unwrap_or(1.0))?, a.threads);
     }
     options(a.threads, 16, 1, None)?;
+    if let Some(v) = a.variant {
+        crate::eval::select_eval(v, a.eval).map_err(anyhow::Error::msg)?;
+    }
     let t = Instant::now();
-    let lines = bench::run_with_threads(a.depth, a.threads, |l| {
+    let lines = bench::run_positions(a.depth, a.threads, a.variant, |l| {
         println!(
             "{:<13} {:>10} nodes {:>7.3} s  best {:<8} {}",
             l.variant.name(),

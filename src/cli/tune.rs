@@ -6,6 +6,7 @@ use clap::{Args, Subcommand};
 
 use crate::tuning::fit::{FitArgs, run_fit};
 use crate::tuning::label::{LabelArgs, run_label};
+use crate::tuning::network_fit::{NetFitArgs, run_net_fit};
 use crate::tuning::selfplay::{GamesArgs, run_games};
 
 #[derive(Args, Debug)]
@@ -22,6 +23,8 @@ pub enum TuneCommand {
     Fit(FitArgs),
     /// Add a search score to every position of a 'tune games' file.
     Label(LabelArgs),
+    /// Train the english network evaluation on game results and write a network file.
+    NetFit(NetFitArgs),
 }
 
 pub fn run(args: &TuneArgs) -> Result<i32> {
@@ -29,5 +32,6 @@ pub fn run(args: &TuneArgs) -> Result<i32> {
         TuneCommand::Games(a) => run_games(a),
         TuneCommand::Fit(a) => run_fit(a),
         TuneCommand::Label(a) => run_label(a),
+        TuneCommand::NetFit(a) => run_net_fit(a),
     }
 }

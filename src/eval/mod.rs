@@ -9,9 +9,11 @@
 pub mod diagonal;
 pub mod endgame;
 pub mod frisian;
+pub mod network;
 pub mod orthogonal;
 pub mod weights;
 
+pub use network::{Accumulator, Network};
 pub use weights::{Term, Weights};
 
 use std::any::Any;
@@ -114,14 +116,127 @@ impl Features {
 /// The evaluation of one variant, ready to use. Cloning shares the tables.
 pub struct Evaluator<P: Evaluate> {
     tables: Arc<P::Tables>,
+    /// The network, when it is the selected evaluation ([`select_eval`]); then it, not the
+    /// tables, scores positions.
+    net: Option<Arc<Network>>,
 }
 
 impl<P: Evaluate> Clone for Evaluator<P> {
     fn clone(&self) -> Self {
         Evaluator {
             tables: Arc::clone(&self.tables),
+            net: self.net.clone(),
         }
     }
+}
+
+/// Which evaluation a variant plays with: the pattern tables (the default) or the
+/// network (english only, see [`network`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum EvalKind {
+    #[default]
+    Patterns,
+    Network,
+}
+
+impl std::str::FromStr for EvalKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "patterns" | "pattern" => Ok(EvalKind::Patterns),
+            "network" | "nnue" => Ok(EvalKind::Network),
+            _ => Err(format!(
+                "eval must be patterns or network, got '{}'",
+                crate::notation::echo(s)
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for EvalKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            EvalKind::Patterns => "patterns",
+            EvalKind::Network => "network",
+        })
+    }
+}
+
+/// The network file embedded for `variant`, if it has one.
+pub fn embedded_network_text(variant: Variant) -> Option<&'static str> {
+    match variant {
+        Variant::English => Some(include_str!("../../tuning/weights/english-net.txt")),
+        _ => None,
+    }
+}
+
+/// The evaluation selected for each variant in this process (absent: patterns).
+static SELECTED: Lazy<Mutex<HashMap<Variant, EvalKind>>> = Lazy::new(|| Mutex::new(HashMap::new()));
+/// Each variant's network, parsed on first use (or given to [`replace_network`]).
+static NETWORKS: Lazy<Mutex<HashMap<Variant, Arc<Network>>>> =
+    Lazy::new(|| Mutex::new(HashMap::new()));
+
+/// `variant`'s network: the one given to [`replace_network`], else the embedded one.
+pub fn network_for(variant: Variant) -> Option<Arc<Network>> {
+    let mut nets = NETWORKS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(n) = nets.get(&variant) {
+        return Some(Arc::clone(n));
+    }
+    let text = embedded_network_text(variant)?;
+    // The embedded file is checked by the tests: a bad one is a broken build.
+    let n = Arc::new(Network::parse(text).expect("the embedded network file parses"));
+    nets.insert(variant, Arc::clone(&n));
+    Some(n)
+}
+
+/// Evaluate `variant` with `kind` from now on in this process (searches set up after
+/// the call). The network is for 32-square boards that have one (english).
+pub fn select_eval(variant: Variant, kind: EvalKind) -> Result<(), String> {
+    if kind == EvalKind::Network
+        && (variant.squares() != 32
+            || (embedded_network_text(variant).is_none()
+                && !NETWORKS
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .contains_key(&variant)))
+    {
+        return Err(format!(
+            "{variant} has no network evaluation (only english has one); eval stays {}",
+            selected_eval(variant)
+        ));
+    }
+    SELECTED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(variant, kind);
+    Ok(())
+}
+
+/// The evaluation `variant` plays with in this process.
+pub fn selected_eval(variant: Variant) -> EvalKind {
+    SELECTED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&variant)
+        .copied()
+        .unwrap_or_default()
+}
+
+/// Use `net` as `variant`'s network from now on in this process (`None`: the embedded
+/// one again). Only 32-square boards take a network.
+pub fn replace_network(variant: Variant, net: Option<Network>) -> Result<(), String> {
+    if variant.squares() != 32 {
+        return Err(format!(
+            "a network evaluates 32-square boards, but {variant} has {}",
+            variant.squares()
+        ));
+    }
+    let mut nets = NETWORKS.lock().unwrap_or_else(|e| e.into_inner());
+    match net {
+        Some(n) => nets.insert(variant, Arc::new(n)),
+        None => nets.remove(&variant),
+    };
+    Ok(())
 }
 
 /// The evaluation of each variant, built on first use: parsing a weights file of
@@ -174,16 +289,39 @@ impl<P: Evaluate> Evaluator<P> {
             .downcast_ref::<Arc<P::Tables>>()
             .expect("one board type per variant")
             .clone();
-        Evaluator { tables }
+        drop(built);
+        let net = (selected_eval(P::VARIANT) == EvalKind::Network && Network::fits::<P>())
+            .then(|| network_for(P::VARIANT))
+            .flatten();
+        Evaluator { tables, net }
     }
+    /// The pattern evaluation with the weights `w` (no network: for tuning them).
     pub fn with_weights(w: &Weights) -> Self {
         Evaluator {
             tables: Arc::new(P::build_tables(w)),
+            net: None,
         }
     }
+    /// The network `net` (for 32-square boards), whatever is selected.
+    pub fn with_network(net: Arc<Network>) -> Self {
+        assert!(Network::fits::<P>(), "a network evaluates 32-square boards");
+        let mut e = Self::new();
+        e.net = Some(net);
+        e
+    }
+    /// The network this evaluator scores with, if it is one (the search then keeps its
+    /// accumulators, see [`Network::update`]).
+    #[inline(always)]
+    pub fn network(&self) -> Option<&Network> {
+        self.net.as_deref()
+    }
+    /// `pos`'s score (by the network from scratch when that is selected).
     #[inline(always)]
     pub fn evaluate(&self, pos: &P) -> i32 {
-        pos.evaluate(&self.tables)
+        match &self.net {
+            Some(n) => n.evaluate(pos),
+            None => pos.evaluate(&self.tables),
+        }
     }
     /// `pos`'s features (see [`Features`]), if the variant's evaluation is traceable.
     pub fn trace(&self, pos: &P) -> Option<Features> {

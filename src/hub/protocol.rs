@@ -186,6 +186,8 @@ struct Hub {
     ponder_allowed: bool,
     /// The `weights` parameter: a weights file replacing the variant's built-in one.
     weights: String,
+    /// The `network` parameter: a network file replacing the variant's built-in one.
+    network: String,
     searching: Arc<AtomicBool>,
     client: Client,
 }
@@ -203,6 +205,7 @@ pub fn run<R: BufRead + Send + 'static>(input: R, output: Box<dyn Write + Send>)
         limits: Limits::default(),
         ponder_allowed: false,
         weights: String::new(),
+        network: String::new(),
         searching: Arc::new(AtomicBool::new(false)),
         client: Client::Lidraughts,
     };
@@ -376,6 +379,12 @@ impl Hub {
                 ParamType::String,
             ),
             param("weights", self.weights.clone(), ParamType::String),
+            param(
+                "eval",
+                crate::eval::selected_eval(self.variant).to_string(),
+                enumeration(&["patterns", "network"]),
+            ),
+            param("network", self.network.clone(), ParamType::String),
             Reply::Wait,
         ];
         for l in &lines {
@@ -417,6 +426,10 @@ impl Hub {
                 if !self.weights.is_empty() {
                     crate::eval::replace_weights(self.variant, None)?;
                     self.weights.clear();
+                }
+                if !self.network.is_empty() {
+                    crate::eval::replace_network(self.variant, None)?;
+                    self.network.clear();
                 }
                 self.variant = v;
                 self.position = ("start".into(), Vec::new());
@@ -475,6 +488,33 @@ impl Hub {
                 crate::eval::replace_weights(self.variant, weights)?;
                 self.weights = path.to_string();
                 // The position set up before evaluates with the weights it was set with.
+                let (text, moves) = self.position.clone();
+                return self.engine.set_position(self.variant, &text, &moves);
+            }
+            // The evaluation: the pattern tables or the network (english), from the next
+            // search on; the position set before is set up again with it.
+            "eval" => {
+                if let Some(e) = self.unplayable("set-param eval") {
+                    return Err(e);
+                }
+                let kind: crate::eval::EvalKind = value.parse()?;
+                crate::eval::select_eval(self.variant, kind)?;
+                let (text, moves) = self.position.clone();
+                return self.engine.set_position(self.variant, &text, &moves);
+            }
+            // A network file replacing the built-in one (empty: the built-in one again).
+            "network" => {
+                if let Some(e) = self.unplayable("set-param network") {
+                    return Err(e);
+                }
+                let path = value.trim();
+                let net = if path.is_empty() {
+                    None
+                } else {
+                    Some(crate::eval::network::read_file(std::path::Path::new(path))?)
+                };
+                crate::eval::replace_network(self.variant, net)?;
+                self.network = path.to_string();
                 let (text, moves) = self.position.clone();
                 return self.engine.set_position(self.variant, &text, &moves);
             }

@@ -105,6 +105,17 @@ pub fn run(depth: u32, each: impl FnMut(&BenchLine)) -> Vec<BenchLine> {
 pub fn run_with_threads(
     depth: u32,
     threads: usize,
+    each: impl FnMut(&BenchLine),
+) -> Vec<BenchLine> {
+    run_positions(depth, threads, None, each)
+}
+
+/// The same for the positions of `only` (all: `None`), for timing one variant's search
+/// (say with its network evaluation against its patterns).
+pub fn run_positions(
+    depth: u32,
+    threads: usize,
+    only: Option<Variant>,
     mut each: impl FnMut(&BenchLine),
 ) -> Vec<BenchLine> {
     let options = EngineOptions {
@@ -115,6 +126,9 @@ pub fn run_with_threads(
     let mut engine = Engine::new(options).expect("bench options are valid");
     let mut out = Vec::new();
     for &(variant, fen) in POSITIONS {
+        if only.is_some_and(|v| v != variant) {
+            continue;
+        }
         engine
             .set_position(variant, fen, &[])
             .unwrap_or_else(|e| panic!("bench position {variant} {fen}: {e}"));

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use once_cell::sync::Lazy;
 
 use crate::egdb::{Database, Wld};
-use crate::eval::{Evaluate, Evaluator};
+use crate::eval::{Accumulator, Evaluate, Evaluator};
 use crate::rules::game::{Counters, drawn, key_after};
 use crate::rules::{Bits, Board, Color, DrawRules, Move, MoveList, Outcome, outcome};
 
@@ -468,6 +468,10 @@ pub struct Searcher<'a, P: Evaluate> {
     /// The lines of the last completed iteration (the search's answer).
     pub best: Vec<RootMove<P::B>>,
     pub completed_depth: i32,
+    /// Network evaluation only (empty with the patterns): the first-layer accumulator of
+    /// the position at each ply, entry 0 the root's, entry `ply + 1` written from entry
+    /// `ply` as each child is made (see `net_child`), so copy-make needs no undo.
+    net_acc: Vec<Accumulator>,
 }
 
 /// The database's value of `pos` for its side to move (english boards: the caller
@@ -541,6 +545,42 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
                 .collect(),
             best: Vec::new(),
             completed_depth: 0,
+            net_acc: match eval.network() {
+                Some(n) => vec![n.refresh(&root); MAX_PLY + 1],
+                None => Vec::new(),
+            },
+        }
+    }
+
+    // The two touch points of the network evaluation: `net_child` where a child is made,
+    // `evaluate` where a position is scored. With the patterns both are the old code.
+
+    /// Network only: the accumulator of `child` (one move from `pos`, at `ply`) into
+    /// entry `ply + 1`, from `pos`'s at `ply`.
+    #[inline(always)]
+    fn net_child(&mut self, ply: usize, pos: &P, child: &P) {
+        if let Some(n) = self.eval.network() {
+            self.net_acc[ply + 1] = n.update(&self.net_acc[ply], pos, child);
+        }
+    }
+
+    /// The static evaluation of `pos` at `ply`: the network's from the accumulator kept
+    /// for that ply (checked against the from-scratch one in debug builds and when a test
+    /// asks, `network::verify`), or the patterns'.
+    #[inline(always)]
+    fn evaluate(&self, pos: &P, ply: usize) -> i32 {
+        match self.eval.network() {
+            Some(n) => {
+                if cfg!(debug_assertions) || crate::eval::network::verifying() {
+                    assert_eq!(
+                        self.net_acc[ply],
+                        n.refresh(pos),
+                        "accumulator at ply {ply}"
+                    );
+                }
+                n.output(&self.net_acc[ply], pos.side())
+            }
+            None => self.eval.evaluate(pos),
         }
     }
 
@@ -895,7 +935,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
             // 7. Reverse futility pruning: far above beta in a quiet position with no
             //    capture threatened, a shallow search would not come back down.
             if depth <= RFP_MAX_DEPTH && !capture && !pos.pass().has_capture() {
-                let eval = self.eval.evaluate(pos);
+                let eval = self.evaluate(pos, ply);
                 if eval - RFP_MARGIN * depth >= beta {
                     return eval;
                 }
@@ -1026,6 +1066,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
                 }
             }
             let child = pos.play(&mv);
+            self.net_child(ply, pos, &child);
             let cc = c.after(pos, &mv);
             let score = if i == 0 {
                 -self.search(
@@ -1171,7 +1212,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
             return Some(DRAW);
         }
         if ply >= MAX_PLY - 1 {
-            return Some(self.eval.evaluate(pos));
+            return Some(self.evaluate(pos, ply));
         }
         if ply > 0
             && let Some(s) = self.probe_egdb(pos)
@@ -1211,7 +1252,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
             }
             if qply > 0 || !pos.pass().has_capture() {
                 self.stack[ply].moves = moves;
-                return self.eval.evaluate(pos);
+                return self.evaluate(pos, ply);
             }
         }
         pos.generate(&mut moves);
@@ -1232,6 +1273,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         for i in 0..moves.len() {
             pick_next(&mut moves, &mut scores, i);
             let child = pos.play(&moves[i]);
+            self.net_child(ply, pos, &child);
             // Deeper quiescence plies apply no draw rule, so need no key or counters.
             let s = -self.qsearch(
                 &child,

@@ -266,7 +266,7 @@ fn load<P: Evaluate>(
 
 /// `FEN RESULT [SCORE]`: the result is 1, 0.5 or 0 (also 1-0, 1/2-1/2, 0-1); the score
 /// (written by 'tune label') an integer from White's view.
-fn parse_line(text: &str) -> Result<(&str, f32, Option<f32>)> {
+pub(crate) fn parse_line(text: &str) -> Result<(&str, f32, Option<f32>)> {
     let mut parts = text.split_whitespace();
     let (Some(fen), Some(result), score, None) =
         (parts.next(), parts.next(), parts.next(), parts.next())

@@ -5,4 +5,5 @@
 
 pub mod fit;
 pub mod label;
+pub mod network_fit;
 pub mod selfplay;

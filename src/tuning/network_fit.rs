@@ -1,0 +1,566 @@
+//! `tammi tune net-fit`: trains the network evaluation ([`crate::eval::network`]) on the
+//! positions of `tune games` (or `tune label`) files. Float training: mini-batch Adam on
+//! the sigmoid cross-entropy of the network's output (a logit) against the game result
+//! from the side to move's view, optionally blended with the search score
+//! (`--lambda`, the score read as `sigmoid(score / cp-per-logit)`); every 10th game kept
+//! for validation; seeded and reproducible (the batches are split into a fixed number of
+//! parts whatever the thread count, and their gradients summed in order); quantised to
+//! the integer format on output.
+//!
+//! A position and its colour-flipped copy have the same inputs (each side's view is its
+//! own), so the data needs no flipped copies.
+
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use rayon::prelude::*;
+
+use crate::eval::network::{self, HIDDEN, INPUTS, L2, MAX_I8_WEIGHT, Network, QA, QB};
+use crate::notation::parse_position;
+use crate::rules::{Bits, Board, Color, English, Position};
+
+type Pos = Position<English>;
+
+#[derive(Args, Debug)]
+pub struct NetFitArgs {
+    /// Data files written by 'tune games' or 'tune label' (english).
+    #[arg(long, num_args = 1.., required = true)]
+    pub data: Vec<PathBuf>,
+    /// The network file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Passes over the training positions.
+    #[arg(long, default_value_t = 10)]
+    pub epochs: usize,
+    /// Adam's step size.
+    #[arg(long, default_value_t = 0.002)]
+    pub lr: f32,
+    /// Positions per mini-batch.
+    #[arg(long, default_value_t = 1024)]
+    pub batch: usize,
+    /// Share of the search score in the target (0: the game result alone); above 0 every
+    /// position needs a score ('tune label').
+    #[arg(long, default_value_t = 0.0)]
+    pub lambda: f32,
+    /// Centi-men per logit of the output: the evaluation's scale (and the score's in the
+    /// --lambda target).
+    #[arg(long, default_value_t = 135)]
+    pub cp_per_logit: i32,
+    /// Seed of the initial weights and of the order of the positions.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// One training position: the active inputs from the side to move's view and from the
+/// other side's, and the target probability that the side to move wins.
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    us: [u8; 24],
+    them: [u8; 24],
+    n: u8,
+    target: f32,
+}
+
+impl Sample {
+    /// `pos` with `target` the probability that its side to move wins.
+    pub fn new(pos: &Pos, target: f32) -> Sample {
+        let side = pos.side();
+        let (a, b) = (
+            network::active_features(pos, side),
+            network::active_features(pos, side.opposite()),
+        );
+        let mut s = Sample {
+            us: [0; 24],
+            them: [0; 24],
+            n: a.len().min(24) as u8,
+            target,
+        };
+        for (d, &f) in s.us.iter_mut().zip(&a) {
+            *d = f as u8;
+        }
+        for (d, &f) in s.them.iter_mut().zip(&b) {
+            *d = f as u8;
+        }
+        s
+    }
+}
+
+// Offsets of the layers in the one parameter vector.
+const W1: usize = 0;
+const B1: usize = W1 + INPUTS * HIDDEN;
+const W2: usize = B1 + HIDDEN;
+const B2: usize = W2 + L2 * 2 * HIDDEN;
+const W3: usize = B2 + L2;
+const B3: usize = W3 + L2;
+const PARAMS: usize = B3 + 1;
+/// First-layer weights stay within this (24 inputs at most: the accumulator fits i16).
+const MAX_W1: f32 = 4.0;
+
+/// The float network: every parameter in one vector (layers at the offsets above).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FloatNet {
+    pub p: Vec<f32>,
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    /// Uniform in [-a, a).
+    fn uniform(&mut self, a: f32) -> f32 {
+        ((self.next() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * a
+    }
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Cross-entropy of probability `p` against target `t`, kept finite.
+fn xent(p: f32, t: f32) -> f32 {
+    let p = p.clamp(1e-7, 1.0 - 1e-7);
+    -(t * p.ln() + (1.0 - t) * (1.0 - p).ln())
+}
+
+/// The activations of one forward pass.
+struct Forward {
+    acc: [f32; 2 * HIDDEN],
+    z2: [f32; L2],
+    y: f32,
+}
+
+impl FloatNet {
+    /// Seeded small random weights; first-layer biases put the units in their linear
+    /// range.
+    pub fn init(seed: u64) -> FloatNet {
+        let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let mut p = vec![0.0; PARAMS];
+        for x in &mut p[W1..B1] {
+            *x = r.uniform(0.2);
+        }
+        for x in &mut p[B1..W2] {
+            *x = 0.3;
+        }
+        for x in &mut p[W2..B2] {
+            *x = r.uniform(1.0 / (2.0 * HIDDEN as f32).sqrt());
+        }
+        for x in &mut p[B2..W3] {
+            *x = 0.1;
+        }
+        for x in &mut p[W3..B3] {
+            *x = r.uniform(1.0 / (L2 as f32).sqrt());
+        }
+        FloatNet { p }
+    }
+
+    fn forward(&self, s: &Sample) -> Forward {
+        let p = &self.p;
+        let mut acc = [0.0f32; 2 * HIDDEN];
+        for (half, feats) in [&s.us, &s.them].into_iter().enumerate() {
+            let a = &mut acc[half * HIDDEN..(half + 1) * HIDDEN];
+            a.copy_from_slice(&p[B1..W2]);
+            for &f in &feats[..s.n as usize] {
+                let row = &p[W1 + f as usize * HIDDEN..W1 + (f as usize + 1) * HIDDEN];
+                for (x, &w) in a.iter_mut().zip(row) {
+                    *x += w;
+                }
+            }
+        }
+        let mut a1 = [0.0f32; 2 * HIDDEN];
+        for (o, &x) in a1.iter_mut().zip(&acc) {
+            *o = x.clamp(0.0, 1.0);
+        }
+        let mut z2 = [0.0f32; L2];
+        let mut y = p[B3];
+        for j in 0..L2 {
+            let row = &p[W2 + j * 2 * HIDDEN..W2 + (j + 1) * 2 * HIDDEN];
+            let z: f32 = row.iter().zip(&a1).map(|(w, a)| w * a).sum::<f32>() + p[B2 + j];
+            z2[j] = z;
+            y += p[W3 + j] * z.clamp(0.0, 1.0);
+        }
+        Forward { acc, z2, y }
+    }
+
+    /// The output (logit) for a sample.
+    pub fn logit(&self, s: &Sample) -> f32 {
+        self.forward(s).y
+    }
+
+    /// Add the gradient of the loss of `s` to `g`; returns the loss.
+    fn backward(&self, s: &Sample, g: &mut [f32]) -> f32 {
+        let p = &self.p;
+        let f = self.forward(s);
+        let prob = sigmoid(f.y);
+        let dy = prob - s.target;
+        g[B3] += dy;
+        let mut d1 = [0.0f32; 2 * HIDDEN];
+        for j in 0..L2 {
+            let a2 = f.z2[j].clamp(0.0, 1.0);
+            g[W3 + j] += dy * a2;
+            if f.z2[j] <= 0.0 || f.z2[j] >= 1.0 {
+                continue;
+            }
+            let d2 = dy * p[W3 + j];
+            g[B2 + j] += d2;
+            let row = &p[W2 + j * 2 * HIDDEN..W2 + (j + 1) * 2 * HIDDEN];
+            let grow = &mut g[W2 + j * 2 * HIDDEN..W2 + (j + 1) * 2 * HIDDEN];
+            for i in 0..2 * HIDDEN {
+                let a1 = f.acc[i].clamp(0.0, 1.0);
+                grow[i] += d2 * a1;
+                d1[i] += d2 * row[i];
+            }
+        }
+        for (i, d) in d1.iter_mut().enumerate() {
+            if f.acc[i] <= 0.0 || f.acc[i] >= 1.0 {
+                *d = 0.0;
+            }
+        }
+        for (half, feats) in [&s.us, &s.them].into_iter().enumerate() {
+            let d = &d1[half * HIDDEN..(half + 1) * HIDDEN];
+            for (gb, &x) in g[B1..W2].iter_mut().zip(d) {
+                *gb += x;
+            }
+            for &ft in &feats[..s.n as usize] {
+                let grow = &mut g[W1 + ft as usize * HIDDEN..W1 + (ft as usize + 1) * HIDDEN];
+                for (gw, &x) in grow.iter_mut().zip(d) {
+                    *gw += x;
+                }
+            }
+        }
+        xent(prob, s.target)
+    }
+
+    /// Mean loss over `data`.
+    pub fn loss(&self, data: &[Sample]) -> f64 {
+        if data.is_empty() {
+            return f64::NAN;
+        }
+        let sum: f64 = data
+            .par_chunks(4096)
+            .map(|c| {
+                c.iter()
+                    .map(|s| xent(sigmoid(self.logit(s)), s.target) as f64)
+                    .sum::<f64>()
+            })
+            .collect::<Vec<f64>>()
+            .iter()
+            .sum();
+        sum / data.len() as f64
+    }
+
+    /// Keep the weights within what the integer format holds.
+    fn clip(&mut self) {
+        for x in &mut self.p[W1..B1] {
+            *x = x.clamp(-MAX_W1, MAX_W1);
+        }
+        for x in &mut self.p[B1..W2] {
+            *x = x.clamp(-MAX_W1, MAX_W1);
+        }
+        for x in &mut self.p[W2..B2] {
+            *x = x.clamp(-MAX_I8_WEIGHT, MAX_I8_WEIGHT);
+        }
+        for x in &mut self.p[W3..B3] {
+            *x = x.clamp(-MAX_I8_WEIGHT, MAX_I8_WEIGHT);
+        }
+    }
+
+    /// The integer network (see the scaling in [`crate::eval::network`]).
+    pub fn quantise(&self, cp_per_logit: i32, header: Vec<String>) -> Network {
+        let p = &self.p;
+        let (qa, qb) = (QA as f32, QB as f32);
+        let mut n = Network::zeroed(cp_per_logit);
+        n.header = header;
+        for (f, row) in n.l1_w.iter_mut().enumerate() {
+            for (h, x) in row.iter_mut().enumerate() {
+                *x = (p[W1 + f * HIDDEN + h] * qa).round() as i16;
+            }
+        }
+        for (h, x) in n.l1_b.iter_mut().enumerate() {
+            *x = (p[B1 + h] * qa).round() as i16;
+        }
+        for (j, row) in n.l2_w.iter_mut().enumerate() {
+            for (i, x) in row.iter_mut().enumerate() {
+                *x = (p[W2 + j * 2 * HIDDEN + i] * qb)
+                    .round()
+                    .clamp(-127.0, 127.0) as i16;
+            }
+        }
+        for (j, x) in n.l2_b.iter_mut().enumerate() {
+            *x = (p[B2 + j] * qa * qb).round() as i32;
+        }
+        for (j, x) in n.l3_w.iter_mut().enumerate() {
+            *x = (p[W3 + j] * qb).round().clamp(-127.0, 127.0) as i32;
+        }
+        n.l3_b = (p[B3] * qa * qb).round() as i32;
+        n
+    }
+}
+
+/// Parts of each mini-batch, summed in order: fixed, so the result does not depend on
+/// the thread count.
+const PARTS: usize = 8;
+
+/// Adam over `train` for `epochs`, printing the losses per epoch (to `log`); returns the
+/// losses (training, validation) after each epoch.
+#[allow(clippy::too_many_arguments)]
+pub fn train(
+    net: &mut FloatNet,
+    train: &[Sample],
+    valid: &[Sample],
+    epochs: usize,
+    lr: f32,
+    batch: usize,
+    seed: u64,
+    log: &mut dyn FnMut(&str),
+) -> Vec<(f64, f64)> {
+    let (b1, b2, eps) = (0.9f32, 0.999f32, 1e-8f32);
+    let mut m = vec![0.0f32; PARAMS];
+    let mut v = vec![0.0f32; PARAMS];
+    let mut t = 0i32;
+    let mut order: Vec<u32> = (0..train.len() as u32).collect();
+    let mut rng = Rng(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1);
+    let mut out = Vec::new();
+    for epoch in 1..=epochs {
+        let start = Instant::now();
+        for i in (1..order.len()).rev() {
+            let j = (rng.next() % (i as u64 + 1)) as usize;
+            order.swap(i, j);
+        }
+        let mut sum = 0.0f64;
+        for idx in order.chunks(batch.max(1)) {
+            let part = idx.len().div_ceil(PARTS).max(1);
+            let grads: Vec<(Vec<f32>, f64)> = idx
+                .par_chunks(part)
+                .map(|c| {
+                    let mut g = vec![0.0f32; PARAMS];
+                    let l: f64 = c
+                        .iter()
+                        .map(|&k| net.backward(&train[k as usize], &mut g) as f64)
+                        .sum();
+                    (g, l)
+                })
+                .collect();
+            let mut g = vec![0.0f32; PARAMS];
+            for (gp, l) in &grads {
+                for (a, &b) in g.iter_mut().zip(gp) {
+                    *a += b;
+                }
+                sum += l;
+            }
+            t += 1;
+            let scale = 1.0 / idx.len() as f32;
+            let (c1, c2) = (1.0 - b1.powi(t), 1.0 - b2.powi(t));
+            for k in 0..PARAMS {
+                let gk = g[k] * scale;
+                m[k] = b1 * m[k] + (1.0 - b1) * gk;
+                v[k] = b2 * v[k] + (1.0 - b2) * gk * gk;
+                net.p[k] -= lr * (m[k] / c1) / ((v[k] / c2).sqrt() + eps);
+            }
+            net.clip();
+        }
+        let tl = sum / train.len().max(1) as f64;
+        let vl = net.loss(valid);
+        log(&format!(
+            "epoch {epoch:>4}  training loss {tl:.5}  validation loss {vl:.5}  ({:.1} s)",
+            start.elapsed().as_secs_f64()
+        ));
+        out.push((tl, vl));
+    }
+    out
+}
+
+/// Read the data files: (training, validation, games) with every 10th game kept for
+/// validation (a new game starts where the piece count goes up, as in `tune fit`).
+pub fn load(files: &[PathBuf], lambda: f32, cp: i32) -> Result<(Vec<Sample>, Vec<Sample>)> {
+    let (mut train, mut valid) = (Vec::new(), Vec::new());
+    let (mut game_no, mut last_pieces) = (0usize, u32::MAX);
+    for path in files {
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+            let line = line.with_context(|| format!("{}: line {}", path.display(), n + 1))?;
+            let text = line.trim();
+            if text.is_empty() || text.starts_with('#') {
+                continue;
+            }
+            let at = || format!("{}: line {}", path.display(), n + 1);
+            let (fen, result, score) = super::fit::parse_line(text).with_context(at)?;
+            if lambda > 0.0 && score.is_none() {
+                bail!(
+                    "{}: the position has no search score (--lambda needs 'tune label' data)",
+                    at()
+                );
+            }
+            let pos: Pos = parse_position(fen)
+                .map_err(|e| anyhow::anyhow!("invalid english position '{fen}': {e}"))
+                .with_context(at)?;
+            let pieces = (pos.white() | pos.black()).count();
+            if pieces > last_pieces {
+                game_no += 1;
+            }
+            last_pieces = pieces;
+            // Results and scores are from White's view; the target from the mover's.
+            let mut target = result;
+            if let Some(s) = score {
+                target = (1.0 - lambda) * result + lambda * sigmoid(s / cp as f32);
+            }
+            if pos.side() == Color::Black {
+                target = 1.0 - target;
+            }
+            let s = Sample::new(&pos, target);
+            if game_no % 10 == 9 {
+                valid.push(s);
+            } else {
+                train.push(s);
+            }
+        }
+    }
+    Ok((train, valid))
+}
+
+pub fn run_net_fit(a: &NetFitArgs) -> Result<i32> {
+    if !(a.lr.is_finite() && a.lr > 0.0 && a.lr <= 1.0) {
+        bail!("--lr must be in (0, 1], got {}", a.lr);
+    }
+    if !(a.lambda.is_finite() && (0.0..=1.0).contains(&a.lambda)) {
+        bail!("--lambda must be in [0, 1], got {}", a.lambda);
+    }
+    if a.epochs == 0 || a.epochs > 100_000 {
+        bail!("--epochs must be between 1 and 100000, got {}", a.epochs);
+    }
+    if a.batch == 0 || a.batch > 1 << 20 {
+        bail!("--batch must be between 1 and 1048576, got {}", a.batch);
+    }
+    if !(1..=100_000).contains(&a.cp_per_logit) {
+        bail!(
+            "--cp-per-logit must be between 1 and 100000, got {}",
+            a.cp_per_logit
+        );
+    }
+    let t = Instant::now();
+    let (train_set, valid) = load(&a.data, a.lambda, a.cp_per_logit)?;
+    if train_set.is_empty() {
+        bail!("no positions in the data files");
+    }
+    eprintln!(
+        "{} training and {} validation positions read in {:.1} s",
+        train_set.len(),
+        valid.len(),
+        t.elapsed().as_secs_f64()
+    );
+    let mut net = FloatNet::init(a.seed);
+    let v0 = net.loss(&valid);
+    eprintln!("epoch    0  validation loss {v0:.5}");
+    let losses = train(
+        &mut net,
+        &train_set,
+        &valid,
+        a.epochs,
+        a.lr,
+        a.batch,
+        a.seed,
+        &mut |l| eprintln!("{l}"),
+    );
+    let (tl, vl) = *losses.last().expect("at least one epoch");
+    if !(tl.is_finite() && net.p.iter().all(|x| x.is_finite())) {
+        bail!("the training diverged (a loss or weight is not finite); no file written");
+    }
+    let names: Vec<String> = a.data.iter().map(|p| p.display().to_string()).collect();
+    let header = vec![
+        "Network evaluation: english (trained by tammi tune net-fit).".to_string(),
+        format!("data: {}", names.join(" ")),
+        format!(
+            "{} training, {} validation positions (every 10th game); epochs {}, lr {}, \
+             batch {}, lambda {}, seed {}",
+            train_set.len(),
+            valid.len(),
+            a.epochs,
+            a.lr,
+            a.batch,
+            a.lambda,
+            a.seed
+        ),
+        format!("validation loss {v0:.5} -> {vl:.5} (training {tl:.5})"),
+    ];
+    let q = net.quantise(a.cp_per_logit, header);
+    std::fs::write(&a.out, q.to_text())
+        .with_context(|| format!("cannot write {}", a.out.display()))?;
+    eprintln!("wrote {}", a.out.display());
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Positions of random english games, labelled by material: the side to move wins
+    /// with probability sigmoid(material difference).
+    fn synthetic(n: usize, seed: u64) -> Vec<(Pos, Sample)> {
+        let mut r = Rng(seed | 1);
+        let mut out = Vec::new();
+        let mut moves = Vec::new();
+        while out.len() < n {
+            let mut pos = Pos::start();
+            for _ in 0..120 {
+                pos.generate(&mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                pos = pos.play(&moves[(r.next() % moves.len() as u64) as usize]);
+                let side = pos.side();
+                let k = pos.kings();
+                let own = pos.pieces(side);
+                let opp = pos.pieces(side.opposite());
+                let m = (own & !k).count() as f32 + 1.5 * (own & k).count() as f32
+                    - (opp & !k).count() as f32
+                    - 1.5 * (opp & k).count() as f32;
+                out.push((pos, Sample::new(&pos, sigmoid(m))));
+            }
+        }
+        out.truncate(n);
+        out
+    }
+
+    #[test]
+    fn training_lowers_the_loss_reproducibly() {
+        let data: Vec<Sample> = synthetic(3000, 5).into_iter().map(|x| x.1).collect();
+        let (tr, va) = data.split_at(2500);
+        let run = || {
+            let mut net = FloatNet::init(3);
+            let before = net.loss(va);
+            let l = train(&mut net, tr, va, 8, 0.005, 128, 9, &mut |_| {});
+            (before, l, net)
+        };
+        let (before, l, net) = run();
+        let after = l.last().unwrap().1;
+        // The labels' own entropy is the floor; the fit must get well below the start.
+        assert!(after < before - 0.05, "{before} -> {after}");
+        let (_, l2, net2) = run();
+        assert_eq!(l, l2);
+        assert_eq!(net, net2);
+    }
+
+    #[test]
+    fn the_quantised_network_scores_as_the_float_one() {
+        let data = synthetic(400, 8);
+        let tr: Vec<Sample> = data.iter().map(|x| x.1).collect();
+        let mut net = FloatNet::init(4);
+        train(&mut net, &tr, &[], 4, 0.005, 64, 1, &mut |_| {});
+        let q = net.quantise(100, Vec::new());
+        let mut worst = 0.0f32;
+        for (pos, s) in &data {
+            let float_cp = net.logit(s) * 100.0;
+            let int_cp = q.evaluate(pos) as f32;
+            worst = worst.max((float_cp - int_cp).abs());
+        }
+        // Rounding to 1/127 and 1/64 steps: a few centi-men.
+        assert!(worst < 15.0, "worst difference {worst} centi-men");
+    }
+}
