@@ -1,18 +1,20 @@
-//! `tammi egdb`: build and query the english endgame database.
+//! `tammi egdb`: build and query endgame databases of any variant that has them.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use crate::egdb::{Database, MAX_PIECES, Wld};
+use crate::egdb::{Database, Wld, check_request};
 use crate::notation::parse_position;
-use crate::rules::{Board, English, Position};
+use crate::rules::{Board, Variant};
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
 The database holds the exact result (win, loss or draw for the side to move) of every
-english position with up to --pieces pieces, two bits each. On a 2-core machine 4 pieces
+position of --variant (english by default; every variant but frisian, frysk, canadian,
+losing and breakthrough) with 2 to --pieces pieces (at most 6). For english on a 2-core
+machine 4 pieces
 take 1.6 MB and 5 seconds to build, 5 pieces 38 MB and 2.5 minutes, 6 pieces 679 MB and
 37 minutes (1.8 GB of memory while building). Give the file to the engine with
 `tammi analyze --egdb FILE` or the Hub option `egdb` (`tammi match --engine-option
@@ -27,7 +29,11 @@ pub struct EgdbArgs {
 pub enum EgdbCommand {
     /// Build a database by retrograde analysis and write it to a file.
     Build {
-        /// Largest number of pieces (2 to 6; 6 takes about 40 minutes and 1.8 GB of memory).
+        /// The variant (english, italian, russian, brazilian, international, turkish, ...).
+        #[arg(long, short, default_value = "english", value_parser = crate::cli::rules_tools::parse_variant)]
+        variant: Variant,
+        /// Largest number of pieces (2 to 6; english 6 takes about 40 minutes and 1.8 GB
+        /// of memory).
         #[arg(long, default_value_t = 4)]
         pieces: usize,
         /// Output file. Checked before the build starts (its directory must exist and be
@@ -35,12 +41,13 @@ pub enum EgdbCommand {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Print the database's value of a position (english PDN FEN or Hub position).
+    /// Print the database's value of a position (a FEN or Hub position of its variant).
     Probe {
         /// Database file written by `tammi egdb build`.
         #[arg(long)]
         db: PathBuf,
-        /// The position: an english PDN FEN (`W:WK18,K19:BK1`) or a Hub position string.
+        /// The position, of the database's variant: a PDN FEN (`W:WK18,K19:BK1`) or a
+        /// Hub position string.
         #[arg(long)]
         fen: String,
     },
@@ -56,6 +63,12 @@ pub enum EgdbCommand {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Print a database's header: variant, pieces, slices and sizes.
+    Info {
+        /// Database file written by `tammi egdb build`.
+        #[arg(long)]
+        db: PathBuf,
+    },
 }
 
 /// `OUT.part`: where a build writes before the file takes its name.
@@ -67,10 +80,12 @@ fn partial_path(out: &std::path::Path) -> PathBuf {
 
 pub fn run(args: &EgdbArgs) -> Result<i32> {
     match &args.command {
-        EgdbCommand::Build { pieces, out } => {
-            if !(2..=MAX_PIECES).contains(pieces) {
-                bail!("an endgame database holds 2 to {MAX_PIECES} pieces, not {pieces}");
-            }
+        EgdbCommand::Build {
+            variant,
+            pieces,
+            out,
+        } => {
+            check_request(*variant, *pieces)?;
             // The build takes up to 40 minutes: find out now, not then, that the file
             // cannot be written. It is written as OUT.part and renamed at the end, so an
             // interrupted build leaves no file that looks like a database.
@@ -89,14 +104,13 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
                 )
             })?;
             let start = Instant::now();
-            let built = Database::build(*pieces, |slice, done, all| {
+            let built = Database::build(*variant, *pieces, |slice, done, all| {
                 eprintln!(
-                    "slice {done}/{all}: white {}+{}K, black {}+{}K ({} positions)  {:.1} s",
+                    "slice {done}/{all}: white {}+{}K, black {}+{}K  {:.1} s",
                     slice.men[0],
                     slice.kings[0],
                     slice.men[1],
                     slice.kings[1],
-                    slice.size(),
                     start.elapsed().as_secs_f64()
                 );
             });
@@ -115,7 +129,7 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
                 }
             };
             println!(
-                "{}: english, up to {pieces} pieces, {} bytes, built in {:.1} s",
+                "{}: {variant}, up to {pieces} pieces, {} bytes, built in {:.1} s",
                 out.display(),
                 db.bytes(),
                 start.elapsed().as_secs_f64()
@@ -124,20 +138,19 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
         }
         EgdbCommand::Probe { db, fen } => {
             let db = Database::load(db)?;
-            let pos: Position<English> = parse_position(fen)
-                .map_err(|e| anyhow::anyhow!("{e}"))
-                .context("--fen")?;
-            let pieces = (pos.white() | pos.black()).count_ones() as usize;
-            if pieces > db.max_pieces() {
-                bail!(
-                    "the position has {pieces} pieces; this database holds up to {}",
-                    db.max_pieces()
-                );
-            }
-            let v = db
-                .probe(pos.white(), pos.black(), pos.kings(), pos.side())
-                .expect("within the database");
-            let side = pos.side().name();
+            let (v, side) = crate::with_egdb_board!(db.variant(), P => {
+                let pos: P = parse_position(fen)
+                    .map_err(|e| anyhow::anyhow!("{e}"))
+                    .with_context(|| format!("--fen (a {} position)", db.variant()))?;
+                let pieces = crate::rules::Bits::count(pos.white() | pos.black()) as usize;
+                if pieces > db.max_pieces() {
+                    bail!(
+                        "the position has {pieces} pieces; this database holds up to {}",
+                        db.max_pieces()
+                    );
+                }
+                (db.probe(&pos).expect("within the database"), pos.side().name())
+            });
             println!(
                 "{}",
                 match v {
@@ -157,13 +170,21 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
             }
             let [draws, wins, losses] = v.counts;
             println!(
-                "checked {} positions of 2 to {} pieces ({wins} wins, {draws} draws, {losses} losses for the side to move): {} inconsistent, {:.1} s",
+                "{}: checked {} positions of 2 to {} pieces ({wins} wins, {draws} draws, {losses} losses for the side to move): {} inconsistent, {:.1} s",
+                db.variant(),
                 v.checked,
                 db.max_pieces(),
                 v.inconsistent,
                 start.elapsed().as_secs_f64()
             );
             Ok(if v.inconsistent == 0 { 0 } else { 1 })
+        }
+        EgdbCommand::Info { db } => {
+            let db = Database::load(db)?;
+            for line in db.describe() {
+                println!("{line}");
+            }
+            Ok(0)
         }
     }
 }

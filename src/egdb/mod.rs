@@ -1,13 +1,19 @@
-//! English endgame databases: the exact result (win, loss or draw for the side to move)
-//! of every position with few pieces, found by retrograde analysis ([`build`]) and
-//! probed by the search.
+//! Endgame databases: the exact result (win, loss or draw for the side to move) of every
+//! position with few pieces, found by retrograde analysis ([`build`]) and probed by the
+//! search, for every variant of the rules core whose positions are their pieces alone and
+//! whose board has at most 64 squares (see [`index::unsupported`]): english, italian and
+//! the other short-king 8x8 games, russian and brazilian, international and killer,
+//! turkish.
 //!
-//! A database of up to `n` pieces holds every material slice of 2 to `n` pieces, two
-//! bits a position, White to move only: english is symmetric, so a position with Black
-//! to move is looked up with the colours exchanged and the board turned round. Sizes:
-//! 4 pieces 1.6 MB, 5 pieces 38 MB, 6 pieces 679 MB (see `tammi egdb build`).
-//! The values ignore the draw counters (english's 40-move rule): like every checkers
-//! database, they say what perfect play reaches, and the search keeps the counters.
+//! One indexing ([`index`]) and one builder ([`build`]) serve every board: what differs
+//! (squares, promotion rows, how pieces move) is read from the rules core. A database of
+//! up to `n` pieces holds every material slice of 2 to `n` pieces, two bits a position,
+//! White to move only: the rules treat the colours alike, so a position with Black to
+//! move is looked up with the colours exchanged and the board turned round. The file
+//! names its variant, and a database is only ever probed for positions of that variant.
+//! The values ignore the draw counters (e.g. english's 40-move rule): like every
+//! draughts database, they say what perfect play reaches, and the search keeps the
+//! counters. There is no distance to the win yet.
 
 pub mod build;
 pub mod index;
@@ -17,8 +23,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-use crate::rules::{Board, Color};
-pub use index::MAX_PIECES;
+use crate::rules::{Bits, Board, Color, Variant};
+pub use index::{EgdbBoard, MAX_PIECES, supported_names, unsupported};
 use index::{Geometry, Slice, Squares};
 
 /// A position's value for the side to move.
@@ -58,23 +64,27 @@ pub struct Verification {
     pub examples: Vec<String>,
 }
 
-const MAGIC: &[u8] = b"tammi english endgame database v1\n";
+const MAGIC: &[u8] = b"tammi endgame database v2\n";
+/// Bytes of the header's variant name (its canonical name, padded with spaces).
+const NAME_BYTES: usize = 16;
 
 /// The database: one packed table per slice, four positions a byte.
 pub struct Database {
+    variant: Variant,
     max_pieces: usize,
     /// While building, the tables hold both sides to move (the slices built later look
     /// up both); once built, White to move only.
     both_sides: bool,
     tables: Vec<Option<Vec<u8>>>,
-    geo: Geometry,
+    geo: Box<Geometry>,
 }
 
 impl std::fmt::Debug for Database {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "Database({} pieces, {} bytes)",
+            "Database({}, {} pieces, {} bytes)",
+            self.variant,
             self.max_pieces,
             self.bytes()
         )
@@ -95,8 +105,19 @@ fn unpack(table: &[u8], i: usize) -> Wld {
 }
 
 /// Bytes of a slice's table, White to move only (the side is the index's low bit).
-fn stored_len(slice: &Slice) -> usize {
-    (slice.size() as usize / 2).div_ceil(4)
+fn stored_len(geo: &Geometry, slice: &Slice) -> usize {
+    (geo.size(slice) as usize / 2).div_ceil(4)
+}
+
+/// The piece counts a database of `variant` may hold, or why it has none.
+pub fn check_request(variant: Variant, max_pieces: usize) -> Result<()> {
+    if let Some(why) = unsupported(variant) {
+        bail!("{why}; databases exist for {}", supported_names());
+    }
+    if !(2..=MAX_PIECES).contains(&max_pieces) {
+        bail!("a {variant} endgame database holds 2 to {MAX_PIECES} pieces, not {max_pieces}");
+    }
+    Ok(())
 }
 
 /// Every slice of a database of `max_pieces`, in build (and file) order.
@@ -105,13 +126,24 @@ fn all_slices(max_pieces: usize) -> Vec<Slice> {
 }
 
 impl Database {
-    fn empty(max_pieces: usize) -> Database {
+    fn empty(variant: Variant, max_pieces: usize) -> Database {
         Database {
+            variant,
             max_pieces,
             both_sides: false,
             tables: vec![None; Slice::ID_LIMIT],
-            geo: Geometry::new(),
+            geo: Box::new(crate::with_egdb_board!(variant, P => Geometry::of::<P>())),
         }
+    }
+
+    /// The variant whose positions the database holds.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The geometry of the database's board.
+    pub fn geometry(&self) -> &Geometry {
+        &self.geo
     }
 
     /// The largest piece count held.
@@ -124,39 +156,45 @@ impl Database {
         self.tables.iter().flatten().map(Vec::len).sum()
     }
 
-    /// Build every slice of 2 to `max_pieces` pieces (at most 6), calling `progress`
-    /// after each with (slice, slices done, slices in all).
+    /// Build every slice of 2 to `max_pieces` pieces (at most 6) of `variant`, calling
+    /// `progress` after each with (slice, slices done, slices in all).
     pub fn build(
+        variant: Variant,
+        max_pieces: usize,
+        progress: impl FnMut(&Slice, usize, usize),
+    ) -> Result<Database> {
+        check_request(variant, max_pieces)?;
+        Ok(crate::with_egdb_board!(variant, P => Database::build_for::<P>(max_pieces, progress)))
+    }
+
+    fn build_for<P: EgdbBoard>(
         max_pieces: usize,
         mut progress: impl FnMut(&Slice, usize, usize),
-    ) -> Result<Database> {
-        if !(2..=MAX_PIECES).contains(&max_pieces) {
-            bail!("an endgame database holds 2 to {MAX_PIECES} pieces, not {max_pieces}");
-        }
-        let mut db = Database::empty(max_pieces);
+    ) -> Database {
+        let mut db = Database::empty(P::VARIANT, max_pieces);
         db.both_sides = true;
         let slices = all_slices(max_pieces);
-        let geo = Geometry::new();
+        let geo = Geometry::with_unmoves::<P>();
         for (k, slice) in slices.iter().enumerate() {
-            let values = build::solve_slice(&db, &geo, slice);
+            let values = build::solve_slice::<P>(&db, &geo, slice);
             db.tables[slice.id()] = Some(pack(values.into_iter()));
             progress(slice, k + 1, slices.len());
         }
         // Keep White to move (the even indices).
         for slice in &slices {
             let full = db.tables[slice.id()].take().expect("built");
-            let half = (0..slice.size() as usize / 2).map(|i| unpack(&full, 2 * i));
+            let half = (0..geo.size(slice) as usize / 2).map(|i| unpack(&full, 2 * i));
             db.tables[slice.id()] = Some(pack(half));
         }
         db.both_sides = false;
-        Ok(db)
+        db
     }
 
     /// The value of `sq` if the database holds it.
     #[inline]
     pub fn probe_squares(&self, sq: &Squares) -> Option<Wld> {
         if sq.side == Color::Black && !self.both_sides {
-            return self.probe_squares(&sq.flipped());
+            return self.probe_squares(&self.geo.flipped(sq));
         }
         let slice = sq.slice();
         if slice.side_pieces(sq.side) == 0 {
@@ -173,15 +211,40 @@ impl Database {
         Some(unpack(table, if self.both_sides { i } else { i / 2 }))
     }
 
-    /// The value of a position given as english board bitboards (see
-    /// [`crate::rules::Board`]), if the database holds it.
+    /// The value of `pos` if the database holds it: a position of the database's
+    /// variant with at most its piece count (any other gets None).
     #[inline]
-    pub fn probe(&self, white: u64, black: u64, kings: u64, side: Color) -> Option<Wld> {
-        if (white | black).count_ones() as usize > self.max_pieces {
+    pub fn probe<P: Board>(&self, pos: &P) -> Option<Wld> {
+        if P::VARIANT != self.variant
+            || (pos.white() | pos.black()).count() as usize > self.max_pieces
+        {
             return None;
         }
-        let p = index::Pos::from_parts(white, black, kings, side);
-        self.probe_squares(&self.geo.squares(&p))
+        self.probe_squares(&self.geo.squares(pos))
+    }
+
+    /// The header and sizes, one line each, for `tammi egdb info`.
+    pub fn describe(&self) -> Vec<String> {
+        let slices = all_slices(self.max_pieces);
+        let mut out = vec![
+            format!("variant: {}", self.variant),
+            format!("pieces: 2 to {}", self.max_pieces),
+            format!("slices: {}", slices.len()),
+        ];
+        for n in 2..=self.max_pieces {
+            let of_n: Vec<&Slice> = slices.iter().filter(|s| s.pieces() == n).collect();
+            let positions: u64 = of_n.iter().map(|s| self.geo.size(s) / 2).sum();
+            let bytes: usize = of_n
+                .iter()
+                .map(|s| self.tables[s.id()].as_ref().map_or(0, Vec::len))
+                .sum();
+            out.push(format!(
+                "{n} pieces: {} slices, {positions} indices (White to move), {bytes} bytes",
+                of_n.len()
+            ));
+        }
+        out.push(format!("total: {} bytes", self.bytes()));
+        out
     }
 
     /// Write the database to `path`.
@@ -196,6 +259,7 @@ impl Database {
     pub fn write_to(&self, file: std::fs::File) -> Result<()> {
         let mut f = std::io::BufWriter::new(file);
         f.write_all(MAGIC)?;
+        f.write_all(format!("{:<NAME_BYTES$}", self.variant.name()).as_bytes())?;
         f.write_all(&[self.max_pieces as u8])?;
         for slice in all_slices(self.max_pieces) {
             f.write_all(self.tables[slice.id()].as_ref().expect("built"))?;
@@ -210,6 +274,10 @@ impl Database {
     /// (or no move), anything else is a draw. A damaged or wrongly built file breaks
     /// this somewhere; a sound one never does.
     pub fn verify(&self, samples: u64, seed: u64) -> Verification {
+        crate::with_egdb_board!(self.variant, P => self.verify_for::<P>(samples, seed))
+    }
+
+    fn verify_for<P: EgdbBoard>(&self, samples: u64, seed: u64) -> Verification {
         let slices = all_slices(self.max_pieces);
         let mut rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
         let mut next = move || {
@@ -223,10 +291,10 @@ impl Database {
         let mut moves = Vec::new();
         while out.checked < samples {
             let slice = &slices[(next() % slices.len() as u64) as usize];
-            let Some(sq) = self.geo.decode(slice, next() % slice.size()) else {
-                continue; // an index that is no position (a man on its crowning row)
+            let Some(sq) = self.geo.decode(slice, next() % self.geo.size(slice)) else {
+                continue; // an index that is no position (two men on one square)
             };
-            let pos = self.geo.position(&sq);
+            let pos: P = self.geo.position(&sq);
             let stored = self.probe_squares(&sq).expect("a slice of this database");
             pos.generate(&mut moves);
             let mut win = false;
@@ -252,7 +320,7 @@ impl Database {
                 if out.examples.len() < 5 {
                     out.examples.push(format!(
                         "{}: stored {stored:?}, its moves give {implied:?}",
-                        crate::notation::write_fen(&pos, crate::rules::Notation::Numeric)
+                        crate::notation::write_fen(&pos, P::VARIANT.default_notation())
                     ));
                 }
             }
@@ -286,23 +354,24 @@ impl Database {
         // Read straight into the tables: the file is never held twice in memory.
         let mut f = std::io::BufReader::new(file);
         let bad = |why: &str| {
-            anyhow::anyhow!(
-                "{} is not a tammi english endgame database: {why}",
-                path.display()
-            )
+            anyhow::anyhow!("{} is not a tammi endgame database: {why}", path.display())
         };
-        let mut header = vec![0u8; MAGIC.len() + 1];
+        let mut header = vec![0u8; MAGIC.len() + NAME_BYTES + 1];
         if f.read_exact(&mut header).is_err() || !header.starts_with(MAGIC) {
             return Err(bad("wrong header"));
         }
-        let n = header[MAGIC.len()] as usize;
-        if !(2..=MAX_PIECES).contains(&n) {
-            return Err(bad(&format!("{n} pieces")));
-        }
+        let name = String::from_utf8_lossy(&header[MAGIC.len()..MAGIC.len() + NAME_BYTES]);
+        let variant: Variant = name
+            .trim()
+            .parse()
+            .map_err(|_| bad(&format!("unknown variant {:?}", name.trim())))?;
+        let n = header[MAGIC.len() + NAME_BYTES] as usize;
+        check_request(variant, n).map_err(|e| bad(&format!("{e:#}")))?;
+        let empty = Database::empty(variant, n);
         let expected = header.len() as u64
             + all_slices(n)
                 .iter()
-                .map(|s| stored_len(s) as u64)
+                .map(|s| stored_len(&empty.geo, s) as u64)
                 .sum::<u64>();
         if size < expected {
             return Err(bad("truncated"));
@@ -312,7 +381,7 @@ impl Database {
         }
         Ok(Unread {
             file: f,
-            max_pieces: n,
+            db: empty,
             path: path.to_path_buf(),
         })
     }
@@ -343,21 +412,27 @@ fn special_file_kind(t: &std::fs::FileType) -> &'static str {
 /// (see [`Database::open`]).
 pub struct Unread {
     file: std::io::BufReader<std::fs::File>,
-    max_pieces: usize,
+    /// The database, its tables not read yet.
+    db: Database,
     path: std::path::PathBuf,
 }
 
 impl Unread {
     /// The largest piece count the file holds.
     pub fn max_pieces(&self) -> usize {
-        self.max_pieces
+        self.db.max_pieces
+    }
+
+    /// The variant the file is for.
+    pub fn variant(&self) -> Variant {
+        self.db.variant
     }
 
     /// Read the tables.
     pub fn read(mut self) -> Result<Database> {
-        let mut db = Database::empty(self.max_pieces);
-        for slice in all_slices(self.max_pieces) {
-            let mut table = vec![0u8; stored_len(&slice)];
+        let mut db = self.db;
+        for slice in all_slices(db.max_pieces) {
+            let mut table = vec![0u8; stored_len(&db.geo, &slice)];
             self.file
                 .read_exact(&mut table)
                 .with_context(|| format!("reading the endgame database {}", self.path.display()))?;
@@ -381,23 +456,23 @@ mod tests {
             black: black.iter().map(bit).collect(),
         };
         let p = Pos::from_setup(&setup).unwrap();
-        db.probe(p.white(), p.black(), p.kings(), p.side()).unwrap()
+        db.probe(&p).unwrap()
     }
 
     #[test]
     fn retrograde_agrees_with_plain_iteration_up_to_four_pieces() {
         // Build with retrograde analysis, then solve every slice again by iterating to a
         // fixed point over the same smaller slices: the two must agree everywhere.
-        let db = Database::build(4, |_, _, _| {}).unwrap();
-        let geo = Geometry::new();
+        let db = Database::build(Variant::English, 4, |_, _, _| {}).unwrap();
+        let geo = Geometry::with_unmoves::<Pos>();
         let mut checked = 0;
         for slice in all_slices(4) {
             // The largest 4-piece slices take long by iteration; two-thirds of them still
             // cover men, kings and promotions.
-            if slice.size() > 600_000 {
+            if geo.size(&slice) > 600_000 {
                 continue;
             }
-            let slow = build::solve_slice_by_iteration(&db, &geo, &slice);
+            let slow = build::solve_slice_by_iteration::<Pos>(&db, &geo, &slice);
             for (i, v) in slow.iter().enumerate() {
                 // Both sides to move: Black's through the flipped lookup.
                 let Some(sq) = geo.decode(&slice, i as u64) else {
@@ -412,7 +487,7 @@ mod tests {
 
     #[test]
     fn textbook_endings() {
-        let db = Database::build(4, |_, _, _| {}).unwrap();
+        let db = Database::build(Variant::English, 4, |_, _, _| {}).unwrap();
         // A king against a king: drawn.
         assert_eq!(
             probe_fen(&db, Color::White, &[(18, true)], &[(1, true)]),
@@ -443,7 +518,7 @@ mod tests {
 
     #[test]
     fn verification_passes_a_sound_database_and_catches_a_damaged_one() {
-        let mut db = Database::build(4, |_, _, _| {}).unwrap();
+        let mut db = Database::build(Variant::English, 4, |_, _, _| {}).unwrap();
         let v = db.verify(50_000, 1);
         assert_eq!(v.checked, 50_000);
         assert_eq!(v.inconsistent, 0, "{:?}", v.examples);
@@ -462,7 +537,7 @@ mod tests {
 
     #[test]
     fn save_and_load_round_trip_and_reject_bad_files() {
-        let db = Database::build(3, |_, _, _| {}).unwrap();
+        let db = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
         let dir = std::env::temp_dir().join(format!("tammi-egdb-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("e3.egdb");
