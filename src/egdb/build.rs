@@ -178,11 +178,13 @@ pub fn solve_slice_by_iteration<P: EgdbBoard>(
             let mut win = false;
             let mut all_lose = true;
             for m in &moves {
-                let next = geo.squares(&pos.play(m));
+                let after = pos.play(m);
+                let next = geo.squares(&after);
                 let v = if next.slice() == *slice {
                     value[geo.index(&next) as usize]
                 } else {
-                    db.probe_squares(&next)
+                    // A built slice: captures there are resolved by the prober.
+                    db.probe(&after)
                 };
                 match v {
                     Some(Wld::Loss) => win = true,
