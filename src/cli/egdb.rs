@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+use crate::egdb::resume::{BuildOptions, Built, partial_path};
 use crate::egdb::{Database, Wld, check_request};
 use crate::notation::parse_position;
 use crate::rules::{Board, Variant};
@@ -37,9 +38,20 @@ pub enum EgdbCommand {
         #[arg(long, default_value_t = 4)]
         pieces: usize,
         /// Output file. Checked before the build starts (its directory must exist and be
-        /// writable); written as OUT.part and renamed to OUT when complete.
+        /// writable); written as OUT.part, a slice at a time, and renamed to OUT when
+        /// complete. A rerun after an interruption goes on from the slices in OUT.part.
         #[arg(long)]
         out: PathBuf,
+        /// Memory the build may use, in MB: a slice that would need more is refused
+        /// before it starts, with what it needs (english 6 pieces needs about 1800).
+        #[arg(long, default_value_t = 4000, value_parser = clap::value_parser!(u64).range(16..))]
+        memory: u64,
+        /// Threads (all cores by default).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+        threads: Option<u64>,
+        /// Stop after this many slices (to test resumption).
+        #[arg(long, hide = true)]
+        max_slices: Option<usize>,
     },
     /// Print the database's value of a position (a FEN or Hub position of its variant).
     Probe {
@@ -71,69 +83,55 @@ pub enum EgdbCommand {
     },
 }
 
-/// `OUT.part`: where a build writes before the file takes its name.
-fn partial_path(out: &std::path::Path) -> PathBuf {
-    let mut name = out.as_os_str().to_owned();
-    name.push(".part");
-    PathBuf::from(name)
-}
-
 pub fn run(args: &EgdbArgs) -> Result<i32> {
     match &args.command {
         EgdbCommand::Build {
             variant,
             pieces,
             out,
+            memory,
+            threads,
+            max_slices,
         } => {
             check_request(*variant, *pieces)?;
-            // The build takes up to 40 minutes: find out now, not then, that the file
-            // cannot be written. It is written as OUT.part and renamed at the end, so an
-            // interrupted build leaves no file that looks like a database.
-            let part = partial_path(out);
-            if std::fs::metadata(out).is_ok_and(|m| !m.is_file()) {
-                bail!(
-                    "--out {}: exists and is not a regular file; expected a file name to write",
-                    out.display()
-                );
+            if let Some(t) = threads {
+                // The first pool set wins; a second build in the same process keeps it.
+                let _ = rayon::ThreadPoolBuilder::new()
+                    .num_threads(*t as usize)
+                    .build_global();
             }
-            let file = std::fs::File::create(&part).with_context(|| {
-                format!(
-                    "--out {}: cannot create {} (is the directory there and writable?)",
-                    out.display(),
-                    part.display()
-                )
-            })?;
-            let start = Instant::now();
-            let built = Database::build(*variant, *pieces, |slice, done, all| {
-                eprintln!(
-                    "slice {done}/{all}: white {}+{}K, black {}+{}K  {:.1} s",
-                    slice.men[0],
-                    slice.kings[0],
-                    slice.men[1],
-                    slice.kings[1],
-                    start.elapsed().as_secs_f64()
-                );
-            });
-            let written = built.and_then(|db| {
-                db.write_to(file)
-                    .with_context(|| format!("writing {}", part.display()))?;
-                std::fs::rename(&part, out)
-                    .with_context(|| format!("renaming {} to {}", part.display(), out.display()))?;
-                Ok(db)
-            });
-            let db = match written {
-                Ok(db) => db,
-                Err(e) => {
-                    let _ = std::fs::remove_file(&part);
-                    return Err(e);
-                }
+            let options = BuildOptions {
+                memory_mb: *memory as usize,
+                max_slices: *max_slices,
             };
-            println!(
-                "{}: {variant}, up to {pieces} pieces, {} bytes, built in {:.1} s",
-                out.display(),
-                db.bytes(),
-                start.elapsed().as_secs_f64()
-            );
+            let start = Instant::now();
+            let built = Database::build_to(*variant, *pieces, out, &options, |p| {
+                let s = p.slice;
+                let how = if p.resumed {
+                    "read back from the last run"
+                } else {
+                    "built"
+                };
+                let left = p
+                    .left
+                    .map_or(String::new(), |l| format!(", about {l:.0} s left"));
+                eprintln!(
+                    "slice {}/{}: white {}+{}K, black {}+{}K {how}  {:.1} s{left}",
+                    p.done, p.all, s.men[0], s.kings[0], s.men[1], s.kings[1], p.elapsed
+                );
+            })?;
+            match built {
+                Built::Complete(db) => println!(
+                    "{}: {variant}, up to {pieces} pieces, {} bytes, built in {:.1} s",
+                    out.display(),
+                    db.bytes(),
+                    start.elapsed().as_secs_f64()
+                ),
+                Built::Stopped { done, all } => println!(
+                    "{}: stopped after {done} of {all} slices (--max-slices); run again to go on",
+                    partial_path(out).display()
+                ),
+            }
             Ok(0)
         }
         EgdbCommand::Probe { db, fen } => {

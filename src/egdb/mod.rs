@@ -7,9 +7,11 @@
 //!
 //! One indexing ([`index`]) and one builder ([`build`]) serve every board: what differs
 //! (squares, promotion rows, how pieces move) is read from the rules core. A database of
-//! up to `n` pieces holds every material slice of 2 to `n` pieces, two bits a position,
-//! White to move only: the rules treat the colours alike, so a position with Black to
-//! move is looked up with the colours exchanged and the board turned round. The file
+//! up to `n` pieces holds every material slice of 2 to `n` pieces, White to move only:
+//! the rules treat the colours alike, so a position with Black to move is looked up with
+//! the colours exchanged and the board turned round. A slice is stored in coded blocks
+//! ([`compress`]) with a checksum, positions with a capture left out and resolved when
+//! probed; a build writes each slice as it finishes and resumes ([`resume`]). The file
 //! names its variant, and a database is only ever probed for positions of that variant.
 //! The values ignore the draw counters (e.g. english's 40-move rule): like every
 //! draughts database, they say what perfect play reaches, and the search keeps the
@@ -18,6 +20,7 @@
 pub mod build;
 pub mod compress;
 pub mod index;
+pub mod resume;
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -248,6 +251,11 @@ impl Database {
     /// Put in a slice's table, and forget the cached blocks (they may be its old ones).
     fn set_table(&mut self, slice: &Slice, table: Table) {
         self.tables[slice.id()] = Some(table);
+        self.clear_cache();
+    }
+
+    /// Forget the cached blocks.
+    fn clear_cache(&mut self) {
         for entry in &mut self.cache {
             entry.get_mut().unwrap_or_else(|e| e.into_inner()).key = u64::MAX;
         }
