@@ -35,7 +35,7 @@ enum Command {
     Dxp(tammi::cli::dxp::DxpArgs),
     /// Play a match between two Hub engines: clocks, adjudication, Elo, SPRT, PDN.
     Match(Box<tammi::cli::match_cmd::MatchArgs>),
-    /// Build or query the english endgame database.
+    /// Build or query endgame databases.
     Egdb(tammi::cli::egdb::EgdbArgs),
     /// Train the evaluation: self-play games (`tune games`), weight fitting (`tune fit`).
     Tune(tammi::cli::tune::TuneArgs),

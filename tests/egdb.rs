@@ -1,4 +1,4 @@
-//! The english endgame database from the outside: `tammi egdb`, the engine option, the
+//! Endgame databases from the outside: `tammi egdb`, the engine option, the
 //! Hub parameter, and what the search makes of it.
 
 mod common;
@@ -20,7 +20,7 @@ fn scratch(name: &str) -> PathBuf {
 /// A 3-piece database file (built in well under a second).
 fn three_piece_db(dir: &std::path::Path) -> PathBuf {
     let path = dir.join("english3.egdb");
-    Database::build(3, |_, _, _| {})
+    Database::build(tammi::rules::Variant::English, 3, |_, _, _| {})
         .unwrap()
         .save(&path)
         .unwrap();
@@ -95,10 +95,7 @@ fn a_bad_database_file_is_refused_and_the_engine_keeps_its_options() {
             ..before.clone()
         })
         .unwrap_err();
-    assert!(
-        err.contains("not a tammi english endgame database"),
-        "{err}"
-    );
+    assert!(err.contains("not a tammi endgame database"), "{err}");
     assert_eq!(e.options(), &before);
     let missing = dir.join("missing.egdb");
     let err = Engine::new(EngineOptions {
@@ -145,6 +142,77 @@ fn the_command_line_builds_and_probes() {
     let (code, _, err) = tammi(&["egdb", "build", "--pieces", "9", "--out", db]);
     assert_eq!(code, 2);
     assert!(err.contains("2 to 6 pieces"), "{err}");
+    let (code, stdout, err) = tammi(&["egdb", "info", "--db", db]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        stdout.contains("variant: english")
+            && stdout.contains("pieces: 2 to 3")
+            && stdout.contains("3 pieces: "),
+        "{stdout}"
+    );
+    // Variants without a database, and unknown ones, are refused with the reason.
+    let other = dir.join("x.egdb");
+    let other = other.to_str().unwrap();
+    let (code, _, err) = tammi(&["egdb", "build", "--variant", "frisian", "--out", other]);
+    assert_eq!(code, 2);
+    assert!(err.contains("frisian has no endgame database"), "{err}");
+    assert!(
+        err.contains("international"),
+        "lists the supported ones: {err}"
+    );
+    let (code, _, err) = tammi(&["egdb", "build", "--variant", "chess", "--out", other]);
+    assert_eq!(code, 2);
+    assert!(err.contains("chess"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_russian_database_builds_probes_and_is_refused_for_english() {
+    let dir = scratch("russian");
+    let out = dir.join("r3.egdb");
+    let db = out.to_str().unwrap();
+    let (code, stdout, err) = tammi(&[
+        "egdb",
+        "build",
+        "--variant",
+        "russian",
+        "--pieces",
+        "3",
+        "--out",
+        db,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("russian, up to 3 pieces"), "{stdout}");
+    // A flying king takes from afar: a1 against f6 on the long diagonal (a short king
+    // could not).
+    let probe = |fen: &str| tammi(&["egdb", "probe", "--db", db, "--fen", fen]);
+    let (code, stdout, err) = probe("W:WKa1:BKf6");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(stdout.trim(), "win for white (to move)");
+    // A king each, far apart: drawn.
+    assert_eq!(probe("W:WKa1:BKh2").1.trim(), "draw");
+    let (code, stdout, err) = tammi(&["egdb", "verify", "--db", db, "--samples", "5000"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        stdout.contains("russian: checked 5000") && stdout.contains(": 0 inconsistent"),
+        "{stdout}"
+    );
+    let (code, _, err) = tammi(&[
+        "analyze",
+        "--variant",
+        "english",
+        "--fen",
+        "W:WK18:BK1",
+        "--depth",
+        "2",
+        "--egdb",
+        db,
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("a russian endgame database") && err.contains("english"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -198,20 +266,12 @@ fn the_hub_parameter_loads_and_refuses() {
 fn with_the_root_in_the_database_only_moves_that_keep_its_value_are_played() {
     use tammi::egdb::Wld;
     use tammi::notation::{format_hub_move, parse_fen};
-    use tammi::rules::{Bits, Board, English, Position};
+    use tammi::rules::{Board, English, Position};
 
     let dir = scratch("root");
     let path = three_piece_db(&dir);
     let db = Database::load(&path).unwrap();
-    let value = |p: &Position<English>| {
-        db.probe(
-            p.white().to_u128() as u64,
-            p.black().to_u128() as u64,
-            p.kings().to_u128() as u64,
-            p.side(),
-        )
-        .unwrap()
-    };
+    let value = |p: &Position<English>| db.probe(p).unwrap();
     let mut engine = Engine::new(EngineOptions {
         hash_mb: 8,
         egdb: Some(path.clone()),

@@ -50,7 +50,7 @@ pub struct AnalyzeArgs {
     /// Square notation of the output: numeric or letter (default: the variant's usual one).
     #[arg(long, value_parser = parse_notation)]
     pub notation: Option<Notation>,
-    /// English endgame database file (built by `tammi egdb build`).
+    /// Endgame database of the position's variant (built by `tammi egdb build`).
     #[arg(long, value_name = "FILE")]
     pub egdb: Option<std::path::PathBuf>,
     /// Analyse a position from a game in this PDN file (its GameType decides the variant).
@@ -207,6 +207,18 @@ pub fn run_analyze(a: &AnalyzeArgs) -> Result<i32> {
             )
         }
     };
+    if let Some(path) = &a.egdb {
+        // The engine loaded it already; a database of another variant would only never
+        // be probed, which a person asking for it should hear about.
+        let of = crate::egdb::Database::open(path)?.variant();
+        if of != variant {
+            bail!(
+                "--egdb {}: a {of} endgame database, but the position is {variant}; give a \
+                 database of {variant} (tammi egdb build --variant {variant})",
+                path.display()
+            );
+        }
+    }
     engine
         .set_position(variant, &fen, &moves)
         .map_err(anyhow::Error::msg)?;

@@ -1,18 +1,21 @@
-//! `tammi egdb`: build and query the english endgame database.
+//! `tammi egdb`: build and query endgame databases of any variant that has them.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use crate::egdb::{Database, MAX_PIECES, Wld};
+use crate::egdb::resume::{BuildOptions, Built, partial_path};
+use crate::egdb::{Database, Wld, check_request};
 use crate::notation::parse_position;
-use crate::rules::{Board, English, Position};
+use crate::rules::{Board, Variant};
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
 The database holds the exact result (win, loss or draw for the side to move) of every
-english position with up to --pieces pieces, two bits each. On a 2-core machine 4 pieces
+position of --variant (english by default; every variant but frisian, frysk, canadian,
+losing and breakthrough) with 2 to --pieces pieces (at most 6). For english on a 2-core
+machine 4 pieces
 take 1.6 MB and 5 seconds to build, 5 pieces 38 MB and 2.5 minutes, 6 pieces 679 MB and
 37 minutes (1.8 GB of memory while building). Give the file to the engine with
 `tammi analyze --egdb FILE` or the Hub option `egdb` (`tammi match --engine-option
@@ -27,20 +30,36 @@ pub struct EgdbArgs {
 pub enum EgdbCommand {
     /// Build a database by retrograde analysis and write it to a file.
     Build {
-        /// Largest number of pieces (2 to 6; 6 takes about 40 minutes and 1.8 GB of memory).
+        /// The variant (english, italian, russian, brazilian, international, turkish, ...).
+        #[arg(long, short, default_value = "english", value_parser = crate::cli::rules_tools::parse_variant)]
+        variant: Variant,
+        /// Largest number of pieces (2 to 6; english 6 takes about 40 minutes and 1.8 GB
+        /// of memory).
         #[arg(long, default_value_t = 4)]
         pieces: usize,
         /// Output file. Checked before the build starts (its directory must exist and be
-        /// writable); written as OUT.part and renamed to OUT when complete.
+        /// writable); written as OUT.part, a slice at a time, and renamed to OUT when
+        /// complete. A rerun after an interruption goes on from the slices in OUT.part.
         #[arg(long)]
         out: PathBuf,
+        /// Memory the build may use, in MB: a slice that would need more is refused
+        /// before it starts, with what it needs (english 6 pieces needs about 1800).
+        #[arg(long, default_value_t = 4000, value_parser = clap::value_parser!(u64).range(16..))]
+        memory: u64,
+        /// Threads (all cores by default).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+        threads: Option<u64>,
+        /// Stop after this many slices (to test resumption).
+        #[arg(long, hide = true)]
+        max_slices: Option<usize>,
     },
-    /// Print the database's value of a position (english PDN FEN or Hub position).
+    /// Print the database's value of a position (a FEN or Hub position of its variant).
     Probe {
         /// Database file written by `tammi egdb build`.
         #[arg(long)]
         db: PathBuf,
-        /// The position: an english PDN FEN (`W:WK18,K19:BK1`) or a Hub position string.
+        /// The position, of the database's variant: a PDN FEN (`W:WK18,K19:BK1`) or a
+        /// Hub position string.
         #[arg(long)]
         fen: String,
     },
@@ -56,88 +75,80 @@ pub enum EgdbCommand {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-}
-
-/// `OUT.part`: where a build writes before the file takes its name.
-fn partial_path(out: &std::path::Path) -> PathBuf {
-    let mut name = out.as_os_str().to_owned();
-    name.push(".part");
-    PathBuf::from(name)
+    /// Print a database's header: variant, pieces, slices and sizes.
+    Info {
+        /// Database file written by `tammi egdb build`.
+        #[arg(long)]
+        db: PathBuf,
+    },
 }
 
 pub fn run(args: &EgdbArgs) -> Result<i32> {
     match &args.command {
-        EgdbCommand::Build { pieces, out } => {
-            if !(2..=MAX_PIECES).contains(pieces) {
-                bail!("an endgame database holds 2 to {MAX_PIECES} pieces, not {pieces}");
+        EgdbCommand::Build {
+            variant,
+            pieces,
+            out,
+            memory,
+            threads,
+            max_slices,
+        } => {
+            check_request(*variant, *pieces)?;
+            if let Some(t) = threads {
+                // The first pool set wins; a second build in the same process keeps it.
+                let _ = rayon::ThreadPoolBuilder::new()
+                    .num_threads(*t as usize)
+                    .build_global();
             }
-            // The build takes up to 40 minutes: find out now, not then, that the file
-            // cannot be written. It is written as OUT.part and renamed at the end, so an
-            // interrupted build leaves no file that looks like a database.
-            let part = partial_path(out);
-            if std::fs::metadata(out).is_ok_and(|m| !m.is_file()) {
-                bail!(
-                    "--out {}: exists and is not a regular file; expected a file name to write",
-                    out.display()
-                );
-            }
-            let file = std::fs::File::create(&part).with_context(|| {
-                format!(
-                    "--out {}: cannot create {} (is the directory there and writable?)",
-                    out.display(),
-                    part.display()
-                )
-            })?;
-            let start = Instant::now();
-            let built = Database::build(*pieces, |slice, done, all| {
-                eprintln!(
-                    "slice {done}/{all}: white {}+{}K, black {}+{}K ({} positions)  {:.1} s",
-                    slice.men[0],
-                    slice.kings[0],
-                    slice.men[1],
-                    slice.kings[1],
-                    slice.size(),
-                    start.elapsed().as_secs_f64()
-                );
-            });
-            let written = built.and_then(|db| {
-                db.write_to(file)
-                    .with_context(|| format!("writing {}", part.display()))?;
-                std::fs::rename(&part, out)
-                    .with_context(|| format!("renaming {} to {}", part.display(), out.display()))?;
-                Ok(db)
-            });
-            let db = match written {
-                Ok(db) => db,
-                Err(e) => {
-                    let _ = std::fs::remove_file(&part);
-                    return Err(e);
-                }
+            let options = BuildOptions {
+                memory_mb: *memory as usize,
+                max_slices: *max_slices,
             };
-            println!(
-                "{}: english, up to {pieces} pieces, {} bytes, built in {:.1} s",
-                out.display(),
-                db.bytes(),
-                start.elapsed().as_secs_f64()
-            );
+            let start = Instant::now();
+            let built = Database::build_to(*variant, *pieces, out, &options, |p| {
+                let s = p.slice;
+                let how = if p.resumed {
+                    "read back from the last run"
+                } else {
+                    "built"
+                };
+                let left = p
+                    .left
+                    .map_or(String::new(), |l| format!(", about {l:.0} s left"));
+                eprintln!(
+                    "slice {}/{}: white {}+{}K, black {}+{}K {how}  {:.1} s{left}",
+                    p.done, p.all, s.men[0], s.kings[0], s.men[1], s.kings[1], p.elapsed
+                );
+            })?;
+            match built {
+                Built::Complete(db) => println!(
+                    "{}: {variant}, up to {pieces} pieces, {} bytes, built in {:.1} s",
+                    out.display(),
+                    db.bytes(),
+                    start.elapsed().as_secs_f64()
+                ),
+                Built::Stopped { done, all } => println!(
+                    "{}: stopped after {done} of {all} slices (--max-slices); run again to go on",
+                    partial_path(out).display()
+                ),
+            }
             Ok(0)
         }
         EgdbCommand::Probe { db, fen } => {
             let db = Database::load(db)?;
-            let pos: Position<English> = parse_position(fen)
-                .map_err(|e| anyhow::anyhow!("{e}"))
-                .context("--fen")?;
-            let pieces = (pos.white() | pos.black()).count_ones() as usize;
-            if pieces > db.max_pieces() {
-                bail!(
-                    "the position has {pieces} pieces; this database holds up to {}",
-                    db.max_pieces()
-                );
-            }
-            let v = db
-                .probe(pos.white(), pos.black(), pos.kings(), pos.side())
-                .expect("within the database");
-            let side = pos.side().name();
+            let (v, side) = crate::with_egdb_board!(db.variant(), P => {
+                let pos: P = parse_position(fen)
+                    .map_err(|e| anyhow::anyhow!("{e}"))
+                    .with_context(|| format!("--fen (a {} position)", db.variant()))?;
+                let pieces = crate::rules::Bits::count(pos.white() | pos.black()) as usize;
+                if pieces > db.max_pieces() {
+                    bail!(
+                        "the position has {pieces} pieces; this database holds up to {}",
+                        db.max_pieces()
+                    );
+                }
+                (db.probe(&pos).expect("within the database"), pos.side().name())
+            });
             println!(
                 "{}",
                 match v {
@@ -157,13 +168,21 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
             }
             let [draws, wins, losses] = v.counts;
             println!(
-                "checked {} positions of 2 to {} pieces ({wins} wins, {draws} draws, {losses} losses for the side to move): {} inconsistent, {:.1} s",
+                "{}: checked {} positions of 2 to {} pieces ({wins} wins, {draws} draws, {losses} losses for the side to move): {} inconsistent, {:.1} s",
+                db.variant(),
                 v.checked,
                 db.max_pieces(),
                 v.inconsistent,
                 start.elapsed().as_secs_f64()
             );
             Ok(if v.inconsistent == 0 { 0 } else { 1 })
+        }
+        EgdbCommand::Info { db } => {
+            let db = Database::load(db)?;
+            for line in db.describe() {
+                println!("{line}");
+            }
+            Ok(0)
         }
     }
 }

@@ -10,11 +10,9 @@
 
 use rayon::prelude::*;
 
-#[cfg(test)]
-use super::index::Pos;
-use super::index::{Geometry, Slice, Squares};
+use super::index::{EgdbBoard, Geometry, Slice, Squares};
 use super::{Database, Wld};
-use crate::rules::{Board, Color};
+use crate::rules::Color;
 
 /// Build states of one position.
 const UNKNOWN: u8 = 0;
@@ -29,8 +27,8 @@ const ESCAPE: u8 = 0x80;
 const CHUNK: usize = 1 << 14;
 
 /// The values of every position of `slice`, given the database of the slices before it.
-pub fn solve_slice(db: &Database, geo: &Geometry, slice: &Slice) -> Vec<Wld> {
-    let size = slice.size() as usize;
+pub fn solve_slice<P: EgdbBoard>(db: &Database, geo: &Geometry, slice: &Slice) -> Vec<Wld> {
+    let size = geo.size(slice) as usize;
     let mut state = vec![UNKNOWN; size];
     let mut options = vec![0u8; size];
 
@@ -46,7 +44,7 @@ pub fn solve_slice(db: &Database, geo: &Geometry, slice: &Slice) -> Vec<Wld> {
                     state[j] = INVALID;
                     continue;
                 };
-                let pos = geo.position(&sq);
+                let pos: P = geo.position(&sq);
                 pos.generate(&mut moves);
                 let mut within = 0u8;
                 let mut escape = false;
@@ -83,7 +81,7 @@ pub fn solve_slice(db: &Database, geo: &Geometry, slice: &Slice) -> Vec<Wld> {
             .decode(slice, i as u64)
             .expect("a settled index is valid");
         let lost = state[i as usize] == LOSS;
-        for_each_predecessor(geo, &sq, |p| {
+        for_each_predecessor::<P>(geo, &sq, |p| {
             let j = geo.index(&p) as usize;
             if state[j] != UNKNOWN {
                 return;
@@ -112,33 +110,32 @@ pub fn solve_slice(db: &Database, geo: &Geometry, slice: &Slice) -> Vec<Wld> {
 }
 
 /// Every position one quiet, uncrowning move before `sq` in which that move was legal:
-/// the side that just moved steps one of its pieces back to an empty square (a man
-/// backward only), and had no capture there (captures are compulsory).
-fn for_each_predecessor(geo: &Geometry, sq: &Squares, mut f: impl FnMut(Squares)) {
+/// the side that just moved takes one of its pieces back along a quiet move the rules
+/// core gives it (see [`Geometry::with_unmoves`]) to an empty square over empty
+/// squares, and had no capture there (captures are compulsory).
+pub(crate) fn for_each_predecessor<P: EgdbBoard>(
+    geo: &Geometry,
+    sq: &Squares,
+    mut f: impl FnMut(Squares),
+) {
     let mover = sq.side.opposite();
     let (own, other) = match mover {
         Color::White => (sq.white, sq.black),
         Color::Black => (sq.black, sq.white),
     };
     let occupied = own | other;
-    let back = Geometry::forward(mover.opposite());
     let mut pieces = own;
     while pieces != 0 {
         let s = pieces.trailing_zeros() as usize;
         pieces &= pieces - 1;
         let king = sq.kings & (1 << s) != 0;
-        let dirs: &[usize] = if king { &[0, 1, 2, 3] } else { &back };
-        for &d in dirs {
-            let n = geo.neighbour[s][d];
-            if n == 255 || occupied & (1 << n) != 0 {
+        for u in geo.unmoves(mover, king, s) {
+            if occupied & (1 << u.from | u.between) != 0 {
                 continue;
             }
-            let moved = own ^ (1 << s) ^ (1 << n);
-            let kings = if king {
-                sq.kings ^ (1 << s) ^ (1 << n)
-            } else {
-                sq.kings
-            };
+            let step = 1u64 << s | 1u64 << u.from;
+            let moved = own ^ step;
+            let kings = if king { sq.kings ^ step } else { sq.kings };
             let (white, black) = match mover {
                 Color::White => (moved, other),
                 Color::Black => (other, moved),
@@ -149,7 +146,7 @@ fn for_each_predecessor(geo: &Geometry, sq: &Squares, mut f: impl FnMut(Squares)
                 kings,
                 side: mover,
             };
-            if !geo.position(&p).has_capture() {
+            if !geo.position::<P>(&p).has_capture() {
                 f(p);
             }
         }
@@ -159,10 +156,14 @@ fn for_each_predecessor(geo: &Geometry, sq: &Squares, mut f: impl FnMut(Squares)
 /// Solve every slice of `slice`'s kind by plain iteration to a fixed point, without
 /// predecessors: slow, but independent of the retrograde logic, so tests can compare.
 #[cfg(test)]
-pub fn solve_slice_by_iteration(db: &Database, geo: &Geometry, slice: &Slice) -> Vec<Wld> {
-    let size = slice.size() as usize;
+pub fn solve_slice_by_iteration<P: EgdbBoard>(
+    db: &Database,
+    geo: &Geometry,
+    slice: &Slice,
+) -> Vec<Wld> {
+    let size = geo.size(slice) as usize;
     let mut value: Vec<Option<Wld>> = vec![None; size];
-    let positions: Vec<Option<Pos>> = (0..size as u64)
+    let positions: Vec<Option<P>> = (0..size as u64)
         .map(|i| geo.decode(slice, i).map(|s| geo.position(&s)))
         .collect();
     let mut moves = Vec::new();
@@ -177,11 +178,13 @@ pub fn solve_slice_by_iteration(db: &Database, geo: &Geometry, slice: &Slice) ->
             let mut win = false;
             let mut all_lose = true;
             for m in &moves {
-                let next = geo.squares(&pos.play(m));
+                let after = pos.play(m);
+                let next = geo.squares(&after);
                 let v = if next.slice() == *slice {
                     value[geo.index(&next) as usize]
                 } else {
-                    db.probe_squares(&next)
+                    // A built slice: captures there are resolved by the prober.
+                    db.probe(&after)
                 };
                 match v {
                     Some(Wld::Loss) => win = true,
@@ -202,4 +205,130 @@ pub fn solve_slice_by_iteration(db: &Database, geo: &Geometry, slice: &Slice) ->
         }
     }
     value.into_iter().map(|v| v.unwrap_or(Wld::Draw)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{ALL_VARIANTS, Bits};
+
+    /// Positions of the slices of 3 and 4 pieces, a stride through each.
+    fn sample_positions(geo: &Geometry, per_slice: u64) -> Vec<Squares> {
+        let mut out = Vec::new();
+        for n in 3..=4 {
+            for slice in Slice::with_pieces(n) {
+                let size = geo.size(&slice);
+                let step = (size / per_slice).max(1) | 1;
+                out.extend(
+                    (0..size)
+                        .step_by(step as usize)
+                        .filter_map(|i| geo.decode(&slice, i)),
+                );
+            }
+        }
+        out
+    }
+
+    /// The predecessors by brute force from the rules core: every position with one of
+    /// the mover's pieces elsewhere from which `generate` offers a quiet, uncrowning move
+    /// that `play`s into `sq`.
+    fn brute_predecessors<P: EgdbBoard>(geo: &Geometry, sq: &Squares) -> Vec<u64> {
+        let mover = sq.side.opposite();
+        let own = if mover == Color::White {
+            sq.white
+        } else {
+            sq.black
+        };
+        let target: P = geo.position(sq);
+        let mut out = Vec::new();
+        let mut moves = Vec::new();
+        for s in (0..geo.squares).filter(|&s| own & 1 << s != 0) {
+            let king = sq.kings & 1 << s != 0;
+            for f in (0..geo.squares).filter(|&f| (sq.white | sq.black) & 1 << f == 0) {
+                if !king && !geo.man_may_stand(mover, f) {
+                    continue;
+                }
+                let step = 1u64 << s | 1u64 << f;
+                let mut p = *sq;
+                p.side = mover;
+                match mover {
+                    Color::White => p.white ^= step,
+                    Color::Black => p.black ^= step,
+                }
+                if king {
+                    p.kings ^= step;
+                }
+                let pos: P = geo.position(&p);
+                pos.generate(&mut moves);
+                if moves
+                    .iter()
+                    .any(|m| !m.is_capture() && !m.promote && pos.play(m) == target)
+                {
+                    out.push(geo.index(&p));
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    #[test]
+    fn predecessors_are_exactly_the_rules_cores_for_every_variant() {
+        fn check<P: EgdbBoard>() -> usize {
+            let geo = Geometry::with_unmoves::<P>();
+            let mut checked = 0;
+            for sq in sample_positions(&geo, 60) {
+                let mut fast = Vec::new();
+                for_each_predecessor::<P>(&geo, &sq, |p| fast.push(geo.index(&p)));
+                fast.sort_unstable();
+                assert_eq!(
+                    fast,
+                    brute_predecessors::<P>(&geo, &sq),
+                    "{} {sq:?}",
+                    P::VARIANT
+                );
+                checked += fast.len();
+            }
+            checked
+        }
+        for v in ALL_VARIANTS
+            .into_iter()
+            .filter(|v| super::super::unsupported(*v).is_none())
+        {
+            let n = crate::with_egdb_board!(v, P => check::<P>());
+            assert!(n > 1000, "{v}: {n}");
+        }
+    }
+
+    #[test]
+    fn every_database_variant_treats_the_colours_alike() {
+        // The database stores White to move only and looks up Black to move turned
+        // round with the colours exchanged: right only if the moves map onto each other.
+        fn check<P: EgdbBoard>() {
+            let geo = Geometry::of::<P>();
+            let key = |pos: &P, m: &crate::rules::Move<P::B>, flip: bool| {
+                let sq = geo.squares(&pos.play(m));
+                let sq = if flip { geo.flipped(&sq) } else { sq };
+                (sq.white, sq.black, sq.kings, m.promote, m.captured.count())
+            };
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for sq in sample_positions(&geo, 200) {
+                let pos: P = geo.position(&sq);
+                let turned: P = geo.position(&geo.flipped(&sq));
+                pos.generate(&mut a);
+                turned.generate(&mut b);
+                let mut ka: Vec<_> = a.iter().map(|m| key(&pos, m, false)).collect();
+                let mut kb: Vec<_> = b.iter().map(|m| key(&turned, m, true)).collect();
+                ka.sort_unstable();
+                kb.sort_unstable();
+                assert_eq!(ka, kb, "{}: {sq:?}", P::VARIANT);
+            }
+        }
+        for v in ALL_VARIANTS
+            .into_iter()
+            .filter(|v| super::super::unsupported(*v).is_none())
+        {
+            crate::with_egdb_board!(v, P => check::<P>());
+        }
+    }
 }

@@ -1,24 +1,38 @@
-//! English endgame databases: the exact result (win, loss or draw for the side to move)
-//! of every position with few pieces, found by retrograde analysis ([`build`]) and
-//! probed by the search.
+//! Endgame databases: the exact result (win, loss or draw for the side to move) of every
+//! position with few pieces, found by retrograde analysis ([`build`]) and probed by the
+//! search, for every variant of the rules core whose positions are their pieces alone and
+//! whose board has at most 64 squares (see [`index::unsupported`]): english, italian and
+//! the other short-king 8x8 games, russian and brazilian, international and killer,
+//! turkish.
 //!
-//! A database of up to `n` pieces holds every material slice of 2 to `n` pieces, two
-//! bits a position, White to move only: english is symmetric, so a position with Black
-//! to move is looked up with the colours exchanged and the board turned round. Sizes:
-//! 4 pieces 1.6 MB, 5 pieces 38 MB, 6 pieces 679 MB (see `tammi egdb build`).
-//! The values ignore the draw counters (english's 40-move rule): like every checkers
-//! database, they say what perfect play reaches, and the search keeps the counters.
+//! One indexing ([`index`]) and one builder ([`build`]) serve every board: what differs
+//! (squares, promotion rows, how pieces move) is read from the rules core. A database of
+//! up to `n` pieces holds every material slice of 2 to `n` pieces, White to move only:
+//! the rules treat the colours alike, so a position with Black to move is looked up with
+//! the colours exchanged and the board turned round. A slice is stored in coded blocks
+//! ([`compress`]) with a checksum, positions with a capture left out and resolved when
+//! probed; a build writes each slice as it finishes and resumes ([`resume`]). The file
+//! names its variant, and a database is only ever probed for positions of that variant.
+//! The values ignore the draw counters (e.g. english's 40-move rule): like every
+//! draughts database, they say what perfect play reaches, and the search keeps the
+//! counters. There is no distance to the win yet.
 
 pub mod build;
+pub mod compress;
 pub mod index;
+pub mod resume;
 
+use std::any::Any;
+use std::cell::RefCell;
 use std::io::{Read, Write};
 use std::path::Path;
+use std::sync::Mutex;
 
 use anyhow::{Context, Result, bail};
 
-use crate::rules::{Board, Color};
-pub use index::MAX_PIECES;
+use crate::rules::{Bits, Board, Color, MoveList, Variant};
+use compress::{BLOCK, DONT_CARE};
+pub use index::{EgdbBoard, MAX_PIECES, supported_names, unsupported};
 use index::{Geometry, Slice, Squares};
 
 /// A position's value for the side to move.
@@ -58,23 +72,55 @@ pub struct Verification {
     pub examples: Vec<String>,
 }
 
-const MAGIC: &[u8] = b"tammi english endgame database v1\n";
+const MAGIC: &[u8] = b"tammi endgame database v3\n";
+/// Bytes of the header's variant name (its canonical name, padded with spaces).
+const NAME_BYTES: usize = 16;
+/// The start of every slice's section in a file.
+const SECTION: &[u8] = b"SLCE";
+/// Decoded blocks kept for probes (a direct-mapped cache of this many blocks).
+const CACHE_BLOCKS: usize = 512;
 
-/// The database: one packed table per slice, four positions a byte.
+/// One slice's values.
+#[derive(Clone, PartialEq, Eq, Debug)]
+enum Table {
+    /// While building: both sides to move, two bits a position, four to a byte (the
+    /// slices built later look up both).
+    Full(Vec<u8>),
+    /// Built: White to move, coded in blocks (see [`compress`]); a position where
+    /// White must capture holds no value of its own.
+    Coded { offsets: Vec<u32>, data: Vec<u8> },
+}
+
+impl Table {
+    fn bytes(&self) -> usize {
+        match self {
+            Table::Full(t) => t.len(),
+            Table::Coded { offsets, data } => data.len() + 4 * offsets.len(),
+        }
+    }
+}
+
+/// A decoded block: its key (slice id and block number), and its positions' values.
+struct CachedBlock {
+    key: u64,
+    values: Box<[u8; BLOCK]>,
+}
+
+/// The database: one table per slice, and the block cache of its probes.
 pub struct Database {
+    variant: Variant,
     max_pieces: usize,
-    /// While building, the tables hold both sides to move (the slices built later look
-    /// up both); once built, White to move only.
-    both_sides: bool,
-    tables: Vec<Option<Vec<u8>>>,
-    geo: Geometry,
+    tables: Vec<Option<Table>>,
+    geo: Box<Geometry>,
+    cache: Vec<Mutex<CachedBlock>>,
 }
 
 impl std::fmt::Debug for Database {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "Database({} pieces, {} bytes)",
+            "Database({}, {} pieces, {} bytes)",
+            self.variant,
             self.max_pieces,
             self.bytes()
         )
@@ -94,9 +140,39 @@ fn unpack(table: &[u8], i: usize) -> Wld {
     Wld::from_bits((table[i / 4] >> (2 * (i % 4))) & 3)
 }
 
+thread_local! {
+    /// Move lists for resolving captures at probe time, one per depth of the capture
+    /// search and board type: probes allocate only the first time.
+    static MOVE_LISTS: RefCell<Vec<Box<dyn Any>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Run `f` with a move list of `B` from this thread's pool.
+fn with_move_list<B: Bits, R>(f: impl FnOnce(&mut MoveList<B>) -> R) -> R {
+    let taken = MOVE_LISTS.with(|pool| {
+        let mut pool = pool.borrow_mut();
+        let i = pool.iter().position(|l| l.is::<MoveList<B>>())?;
+        pool.swap_remove(i).downcast::<MoveList<B>>().ok()
+    });
+    let mut list = taken.unwrap_or_default();
+    let r = f(&mut list);
+    MOVE_LISTS.with(|pool| pool.borrow_mut().push(list));
+    r
+}
+
 /// Bytes of a slice's table, White to move only (the side is the index's low bit).
-fn stored_len(slice: &Slice) -> usize {
-    (slice.size() as usize / 2).div_ceil(4)
+fn stored_len(geo: &Geometry, slice: &Slice) -> usize {
+    (geo.size(slice) as usize / 2).div_ceil(4)
+}
+
+/// The piece counts a database of `variant` may hold, or why it has none.
+pub fn check_request(variant: Variant, max_pieces: usize) -> Result<()> {
+    if let Some(why) = unsupported(variant) {
+        bail!("{why}; databases exist for {}", supported_names());
+    }
+    if !(2..=MAX_PIECES).contains(&max_pieces) {
+        bail!("a {variant} endgame database holds 2 to {MAX_PIECES} pieces, not {max_pieces}");
+    }
+    Ok(())
 }
 
 /// Every slice of a database of `max_pieces`, in build (and file) order.
@@ -105,13 +181,31 @@ fn all_slices(max_pieces: usize) -> Vec<Slice> {
 }
 
 impl Database {
-    fn empty(max_pieces: usize) -> Database {
+    fn empty(variant: Variant, max_pieces: usize) -> Database {
         Database {
+            variant,
             max_pieces,
-            both_sides: false,
             tables: vec![None; Slice::ID_LIMIT],
-            geo: Geometry::new(),
+            cache: (0..CACHE_BLOCKS)
+                .map(|_| {
+                    Mutex::new(CachedBlock {
+                        key: u64::MAX,
+                        values: Box::new([0; BLOCK]),
+                    })
+                })
+                .collect(),
+            geo: Box::new(crate::with_egdb_board!(variant, P => Geometry::of::<P>())),
         }
+    }
+
+    /// The variant whose positions the database holds.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The geometry of the database's board.
+    pub fn geometry(&self) -> &Geometry {
+        &self.geo
     }
 
     /// The largest piece count held.
@@ -121,43 +215,83 @@ impl Database {
 
     /// Memory the tables take.
     pub fn bytes(&self) -> usize {
-        self.tables.iter().flatten().map(Vec::len).sum()
+        self.tables.iter().flatten().map(Table::bytes).sum()
     }
 
-    /// Build every slice of 2 to `max_pieces` pieces (at most 6), calling `progress`
-    /// after each with (slice, slices done, slices in all).
+    /// Build every slice of 2 to `max_pieces` pieces (at most 6) of `variant`, calling
+    /// `progress` after each with (slice, slices done, slices in all).
     pub fn build(
+        variant: Variant,
+        max_pieces: usize,
+        progress: impl FnMut(&Slice, usize, usize),
+    ) -> Result<Database> {
+        check_request(variant, max_pieces)?;
+        Ok(crate::with_egdb_board!(variant, P => Database::build_for::<P>(max_pieces, progress)))
+    }
+
+    fn build_for<P: EgdbBoard>(
         max_pieces: usize,
         mut progress: impl FnMut(&Slice, usize, usize),
-    ) -> Result<Database> {
-        if !(2..=MAX_PIECES).contains(&max_pieces) {
-            bail!("an endgame database holds 2 to {MAX_PIECES} pieces, not {max_pieces}");
-        }
-        let mut db = Database::empty(max_pieces);
-        db.both_sides = true;
+    ) -> Database {
+        let mut db = Database::empty(P::VARIANT, max_pieces);
         let slices = all_slices(max_pieces);
-        let geo = Geometry::new();
+        let geo = Geometry::with_unmoves::<P>();
         for (k, slice) in slices.iter().enumerate() {
-            let values = build::solve_slice(&db, &geo, slice);
-            db.tables[slice.id()] = Some(pack(values.into_iter()));
+            let values = build::solve_slice::<P>(&db, &geo, slice);
+            db.tables[slice.id()] = Some(Table::Full(pack(values.into_iter())));
             progress(slice, k + 1, slices.len());
         }
-        // Keep White to move (the even indices).
-        for slice in &slices {
-            let full = db.tables[slice.id()].take().expect("built");
-            let half = (0..slice.size() as usize / 2).map(|i| unpack(&full, 2 * i));
-            db.tables[slice.id()] = Some(pack(half));
+        let coded: Vec<Table> = slices.iter().map(|s| db.coded::<P>(s)).collect();
+        for (slice, table) in slices.iter().zip(coded) {
+            db.set_table(slice, table);
         }
-        db.both_sides = false;
-        Ok(db)
+        db
     }
 
-    /// The value of `sq` if the database holds it.
+    /// Put in a slice's table, and forget the cached blocks (they may be its old ones).
+    fn set_table(&mut self, slice: &Slice, table: Table) {
+        self.tables[slice.id()] = Some(table);
+        self.clear_cache();
+    }
+
+    /// Forget the cached blocks.
+    fn clear_cache(&mut self) {
+        for entry in &mut self.cache {
+            entry.get_mut().unwrap_or_else(|e| e.into_inner()).key = u64::MAX;
+        }
+    }
+
+    /// The stored form of a slice built in full: White to move, a position where White
+    /// must capture (or an index that is no position) left as "don't care".
+    fn coded<P: EgdbBoard>(&self, slice: &Slice) -> Table {
+        use rayon::prelude::*;
+        let Some(Table::Full(full)) = &self.tables[slice.id()] else {
+            panic!("{slice:?} is not built in full");
+        };
+        let n = self.geo.size(slice) as usize / 2;
+        let mut values = vec![DONT_CARE; n];
+        values
+            .par_chunks_mut(BLOCK)
+            .enumerate()
+            .for_each(|(b, chunk)| {
+                for (k, v) in chunk.iter_mut().enumerate() {
+                    let i = b * BLOCK + k;
+                    if let Some(sq) = self.geo.decode(slice, 2 * i as u64)
+                        && !self.geo.position::<P>(&sq).has_capture()
+                    {
+                        *v = unpack(full, 2 * i).bits();
+                    }
+                }
+            });
+        let (offsets, data) = compress::encode(&values);
+        Table::Coded { offsets, data }
+    }
+
+    /// The value of `sq` if the database holds it, for a position where the side to
+    /// move has no capture (a built table holds no value for the others: see
+    /// [`Database::probe`]).
     #[inline]
     pub fn probe_squares(&self, sq: &Squares) -> Option<Wld> {
-        if sq.side == Color::Black && !self.both_sides {
-            return self.probe_squares(&sq.flipped());
-        }
         let slice = sq.slice();
         if slice.side_pieces(sq.side) == 0 {
             return Some(Wld::Loss);
@@ -168,20 +302,107 @@ impl Database {
         if slice.pieces() > self.max_pieces {
             return None;
         }
-        let table = self.tables[slice.id()].as_ref()?;
-        let i = self.geo.index(sq) as usize;
-        Some(unpack(table, if self.both_sides { i } else { i / 2 }))
+        if let Table::Full(t) = self.tables[slice.id()].as_ref()? {
+            return Some(unpack(t, self.geo.index(sq) as usize));
+        }
+        // Stored: White to move; Black to move is the same as White to move with the
+        // colours exchanged and the board turned (a slice with the counts exchanged).
+        let white = if sq.side == Color::White {
+            *sq
+        } else {
+            self.geo.flipped(sq)
+        };
+        let slice = white.slice();
+        match self.tables[slice.id()].as_ref()? {
+            Table::Full(t) => Some(unpack(t, self.geo.index(sq) as usize)),
+            Table::Coded { offsets, data } => {
+                let i = self.geo.index(&white) as usize / 2;
+                let (block, k) = (i / BLOCK, i % BLOCK);
+                let coded = data.get(offsets[block] as usize..offsets[block + 1] as usize)?;
+                let key = (slice.id() as u64) << 40 | block as u64;
+                let slot = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize % CACHE_BLOCKS;
+                let v = match self.cache[slot].try_lock() {
+                    Ok(mut entry) => {
+                        if entry.key != key {
+                            let len = BLOCK.min(self.geo.size(&slice) as usize / 2 - block * BLOCK);
+                            entry.key = u64::MAX;
+                            if !compress::decode_block(coded, &mut entry.values[..len]) {
+                                return None;
+                            }
+                            entry.key = key;
+                        }
+                        entry.values[k]
+                    }
+                    // Another thread has the slot: read the value straight from the code.
+                    Err(_) => compress::value_at(coded, k)?,
+                };
+                Some(Wld::from_bits(v))
+            }
+        }
     }
 
-    /// The value of a position given as english board bitboards (see
-    /// [`crate::rules::Board`]), if the database holds it.
+    /// The value of `pos` if the database holds it: a position of the database's
+    /// variant with at most its piece count (any other gets None). A position with a
+    /// capture is resolved by searching its captures (the rules core's) to positions
+    /// without one.
     #[inline]
-    pub fn probe(&self, white: u64, black: u64, kings: u64, side: Color) -> Option<Wld> {
-        if (white | black).count_ones() as usize > self.max_pieces {
+    pub fn probe<P: Board>(&self, pos: &P) -> Option<Wld> {
+        if P::VARIANT != self.variant
+            || (pos.white() | pos.black()).count() as usize > self.max_pieces
+        {
             return None;
         }
-        let p = index::Pos::from_parts(white, black, kings, side);
-        self.probe_squares(&self.geo.squares(&p))
+        if !pos.has_capture() {
+            return self.probe_squares(&self.geo.squares(pos));
+        }
+        with_move_list::<P::B, _>(|moves| {
+            pos.generate(moves);
+            let (mut win, mut all_won) = (false, true);
+            for m in moves.iter() {
+                match self.probe(&pos.play(m))? {
+                    Wld::Loss => win = true,
+                    Wld::Win => {}
+                    Wld::Draw => all_won = false,
+                }
+            }
+            Some(if win {
+                Wld::Win
+            } else if all_won {
+                Wld::Loss
+            } else {
+                Wld::Draw
+            })
+        })
+    }
+
+    /// The header and sizes, one line each, for `tammi egdb info`.
+    pub fn describe(&self) -> Vec<String> {
+        let slices = all_slices(self.max_pieces);
+        let mut out = vec![
+            format!("variant: {}", self.variant),
+            format!("pieces: 2 to {}", self.max_pieces),
+            format!("slices: {}", slices.len()),
+        ];
+        for n in 2..=self.max_pieces {
+            let of_n: Vec<&Slice> = slices.iter().filter(|s| s.pieces() == n).collect();
+            let positions: u64 = of_n.iter().map(|s| self.geo.size(s) / 2).sum();
+            let bytes: usize = of_n
+                .iter()
+                .map(|s| self.tables[s.id()].as_ref().map_or(0, Table::bytes))
+                .sum();
+            let plain: usize = of_n.iter().map(|s| stored_len(&self.geo, s)).sum();
+            out.push(format!(
+                "{n} pieces: {} slices, {positions} indices (White to move), {bytes} bytes \
+                 ({plain} at two bits a position)",
+                of_n.len()
+            ));
+        }
+        let plain: usize = slices.iter().map(|s| stored_len(&self.geo, s)).sum();
+        out.push(format!(
+            "total: {} bytes ({plain} at two bits a position)",
+            self.bytes()
+        ));
+        out
     }
 
     /// Write the database to `path`.
@@ -196,9 +417,13 @@ impl Database {
     pub fn write_to(&self, file: std::fs::File) -> Result<()> {
         let mut f = std::io::BufWriter::new(file);
         f.write_all(MAGIC)?;
+        f.write_all(format!("{:<NAME_BYTES$}", self.variant.name()).as_bytes())?;
         f.write_all(&[self.max_pieces as u8])?;
         for slice in all_slices(self.max_pieces) {
-            f.write_all(self.tables[slice.id()].as_ref().expect("built"))?;
+            let Some(Table::Coded { offsets, data }) = &self.tables[slice.id()] else {
+                panic!("{slice:?} is not built");
+            };
+            write_section(&mut f, &slice, self.geo.size(&slice) / 2, offsets, data)?;
         }
         f.flush()?;
         Ok(())
@@ -210,6 +435,10 @@ impl Database {
     /// (or no move), anything else is a draw. A damaged or wrongly built file breaks
     /// this somewhere; a sound one never does.
     pub fn verify(&self, samples: u64, seed: u64) -> Verification {
+        crate::with_egdb_board!(self.variant, P => self.verify_for::<P>(samples, seed))
+    }
+
+    fn verify_for<P: EgdbBoard>(&self, samples: u64, seed: u64) -> Verification {
         let slices = all_slices(self.max_pieces);
         let mut rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
         let mut next = move || {
@@ -223,16 +452,16 @@ impl Database {
         let mut moves = Vec::new();
         while out.checked < samples {
             let slice = &slices[(next() % slices.len() as u64) as usize];
-            let Some(sq) = self.geo.decode(slice, next() % slice.size()) else {
-                continue; // an index that is no position (a man on its crowning row)
+            let Some(sq) = self.geo.decode(slice, next() % self.geo.size(slice)) else {
+                continue; // an index that is no position (two men on one square)
             };
-            let pos = self.geo.position(&sq);
-            let stored = self.probe_squares(&sq).expect("a slice of this database");
+            let pos: P = self.geo.position(&sq);
+            let stored = self.probe(&pos).expect("a slice of this database");
             pos.generate(&mut moves);
             let mut win = false;
             let mut all_won = true;
             for m in &moves {
-                match self.probe_squares(&self.geo.squares(&pos.play(m))) {
+                match self.probe(&pos.play(m)) {
                     Some(Wld::Loss) => win = true,
                     Some(Wld::Win) => {}
                     _ => all_won = false,
@@ -252,7 +481,7 @@ impl Database {
                 if out.examples.len() < 5 {
                     out.examples.push(format!(
                         "{}: stored {stored:?}, its moves give {implied:?}",
-                        crate::notation::write_fen(&pos, crate::rules::Notation::Numeric)
+                        crate::notation::write_fen(&pos, P::VARIANT.default_notation())
                     ));
                 }
             }
@@ -286,34 +515,24 @@ impl Database {
         // Read straight into the tables: the file is never held twice in memory.
         let mut f = std::io::BufReader::new(file);
         let bad = |why: &str| {
-            anyhow::anyhow!(
-                "{} is not a tammi english endgame database: {why}",
-                path.display()
-            )
+            anyhow::anyhow!("{} is not a tammi endgame database: {why}", path.display())
         };
-        let mut header = vec![0u8; MAGIC.len() + 1];
+        let mut header = vec![0u8; MAGIC.len() + NAME_BYTES + 1];
         if f.read_exact(&mut header).is_err() || !header.starts_with(MAGIC) {
             return Err(bad("wrong header"));
         }
-        let n = header[MAGIC.len()] as usize;
-        if !(2..=MAX_PIECES).contains(&n) {
-            return Err(bad(&format!("{n} pieces")));
-        }
-        let expected = header.len() as u64
-            + all_slices(n)
-                .iter()
-                .map(|s| stored_len(s) as u64)
-                .sum::<u64>();
-        if size < expected {
-            return Err(bad("truncated"));
-        }
-        if size > expected {
-            return Err(bad("trailing bytes"));
-        }
+        let name = String::from_utf8_lossy(&header[MAGIC.len()..MAGIC.len() + NAME_BYTES]);
+        let variant: Variant = name
+            .trim()
+            .parse()
+            .map_err(|_| bad(&format!("unknown variant {:?}", name.trim())))?;
+        let n = header[MAGIC.len() + NAME_BYTES] as usize;
+        check_request(variant, n).map_err(|e| bad(&format!("{e:#}")))?;
         Ok(Unread {
             file: f,
-            max_pieces: n,
+            db: Database::empty(variant, n),
             path: path.to_path_buf(),
+            left: size - header.len() as u64,
         })
     }
 }
@@ -343,34 +562,130 @@ fn special_file_kind(t: &std::fs::FileType) -> &'static str {
 /// (see [`Database::open`]).
 pub struct Unread {
     file: std::io::BufReader<std::fs::File>,
-    max_pieces: usize,
+    /// The database, its tables not read yet.
+    db: Database,
     path: std::path::PathBuf,
+    /// Bytes of the file after the header.
+    left: u64,
 }
 
 impl Unread {
     /// The largest piece count the file holds.
     pub fn max_pieces(&self) -> usize {
-        self.max_pieces
+        self.db.max_pieces
+    }
+
+    /// The variant the file is for.
+    pub fn variant(&self) -> Variant {
+        self.db.variant
     }
 
     /// Read the tables.
     pub fn read(mut self) -> Result<Database> {
-        let mut db = Database::empty(self.max_pieces);
-        for slice in all_slices(self.max_pieces) {
-            let mut table = vec![0u8; stored_len(&slice)];
-            self.file
-                .read_exact(&mut table)
-                .with_context(|| format!("reading the endgame database {}", self.path.display()))?;
+        let mut db = self.db;
+        for slice in all_slices(db.max_pieces) {
+            let (table, len) =
+                read_section(&mut self.file, &db.geo, &slice, self.left).map_err(|why| {
+                    anyhow::anyhow!(
+                        "{} is not a sound tammi endgame database: slice {}: {why}",
+                        self.path.display(),
+                        slice.name()
+                    )
+                })?;
+            self.left -= len;
             db.tables[slice.id()] = Some(table);
+        }
+        if self.left > 0 {
+            bail!(
+                "{} is not a sound tammi endgame database: {} trailing bytes",
+                self.path.display(),
+                self.left
+            );
         }
         Ok(db)
     }
 }
 
+/// Write one slice's section: `SLCE`, the slice's four counts, its positions (White to
+/// move) as u64, its blocks as u32, its data's length as u64, the block offsets (u32
+/// each), the data, and the FNV-1a checksum of all before it (u64). Little-endian.
+fn write_section(
+    f: &mut impl Write,
+    slice: &Slice,
+    positions: u64,
+    offsets: &[u32],
+    data: &[u8],
+) -> std::io::Result<()> {
+    let mut head = Vec::with_capacity(24 + 4 * offsets.len());
+    head.extend_from_slice(SECTION);
+    head.extend_from_slice(&[slice.men[0], slice.kings[0], slice.men[1], slice.kings[1]]);
+    head.extend_from_slice(&positions.to_le_bytes());
+    head.extend_from_slice(&((offsets.len() - 1) as u32).to_le_bytes());
+    head.extend_from_slice(&(data.len() as u64).to_le_bytes());
+    for o in offsets {
+        head.extend_from_slice(&o.to_le_bytes());
+    }
+    f.write_all(&head)?;
+    f.write_all(data)?;
+    f.write_all(&compress::checksum(&[&head, data]).to_le_bytes())
+}
+
+/// Read the section of `slice` (see [`write_section`]) with at most `left` bytes in the
+/// file: the table and the bytes read, or what is wrong.
+fn read_section(
+    f: &mut impl Read,
+    geo: &Geometry,
+    slice: &Slice,
+    left: u64,
+) -> std::result::Result<(Table, u64), String> {
+    let truncated = |_| "truncated".to_string();
+    let mut head = vec![0u8; 24];
+    f.read_exact(&mut head).map_err(truncated)?;
+    if &head[..4] != SECTION {
+        return Err("no section header where one should start".into());
+    }
+    let counts = [slice.men[0], slice.kings[0], slice.men[1], slice.kings[1]];
+    if head[4..8] != counts {
+        return Err(format!("the section is of slice {:?}", &head[4..8]));
+    }
+    let u64_at = |i: usize| u64::from_le_bytes(head[i..i + 8].try_into().unwrap());
+    let positions = u64_at(8);
+    let blocks = u32::from_le_bytes(head[16..20].try_into().unwrap()) as u64;
+    if positions != geo.size(slice) / 2 || blocks != positions.div_ceil(BLOCK as u64) {
+        return Err(format!("{positions} positions in {blocks} blocks"));
+    }
+    let mut rest = [0u8; 4];
+    f.read_exact(&mut rest).map_err(truncated)?;
+    head.extend_from_slice(&rest);
+    let data_len = u64::from_le_bytes(head[20..28].try_into().unwrap());
+    let total = 28 + 4 * (blocks + 1) + data_len + 8;
+    if total > left {
+        return Err("truncated".into());
+    }
+    let mut offsets_raw = vec![0u8; 4 * (blocks as usize + 1)];
+    f.read_exact(&mut offsets_raw).map_err(truncated)?;
+    head.extend_from_slice(&offsets_raw);
+    let mut data = vec![0u8; data_len as usize];
+    f.read_exact(&mut data).map_err(truncated)?;
+    let mut sum = [0u8; 8];
+    f.read_exact(&mut sum).map_err(truncated)?;
+    if u64::from_le_bytes(sum) != compress::checksum(&[&head, &data]) {
+        return Err("checksum mismatch (the file is damaged)".into());
+    }
+    let offsets: Vec<u32> = offsets_raw
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    if offsets.windows(2).any(|w| w[0] > w[1]) || *offsets.last().unwrap() as u64 != data_len {
+        return Err("block offsets out of order".into());
+    }
+    Ok((Table::Coded { offsets, data }, total))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{Board, Setup};
+    use crate::rules::{ALL_VARIANTS, Board, Setup};
     use index::Pos;
 
     fn probe_fen(db: &Database, side: Color, white: &[(u32, bool)], black: &[(u32, bool)]) -> Wld {
@@ -381,38 +696,138 @@ mod tests {
             black: black.iter().map(bit).collect(),
         };
         let p = Pos::from_setup(&setup).unwrap();
-        db.probe(p.white(), p.black(), p.kings(), p.side()).unwrap()
+        db.probe(&p).unwrap()
     }
 
     #[test]
     fn retrograde_agrees_with_plain_iteration_up_to_four_pieces() {
         // Build with retrograde analysis, then solve every slice again by iterating to a
         // fixed point over the same smaller slices: the two must agree everywhere.
-        let db = Database::build(4, |_, _, _| {}).unwrap();
-        let geo = Geometry::new();
+        let db = Database::build(Variant::English, 4, |_, _, _| {}).unwrap();
+        let geo = Geometry::with_unmoves::<Pos>();
         let mut checked = 0;
         for slice in all_slices(4) {
             // The largest 4-piece slices take long by iteration; two-thirds of them still
             // cover men, kings and promotions.
-            if slice.size() > 600_000 {
+            if geo.size(&slice) > 600_000 {
                 continue;
             }
-            let slow = build::solve_slice_by_iteration(&db, &geo, &slice);
+            let slow = build::solve_slice_by_iteration::<Pos>(&db, &geo, &slice);
             for (i, v) in slow.iter().enumerate() {
                 // Both sides to move: Black's through the flipped lookup.
                 let Some(sq) = geo.decode(&slice, i as u64) else {
                     continue;
                 };
-                assert_eq!(db.probe_squares(&sq), Some(*v), "{slice:?} index {i}");
+                let pos: Pos = geo.position(&sq);
+                assert_eq!(db.probe(&pos), Some(*v), "{slice:?} index {i}");
                 checked += 1;
             }
         }
         assert!(checked > 2_000_000, "{checked}");
     }
 
+    /// Every position of 2 to `n` pieces of `P`, solved by plain iteration to a fixed
+    /// point from `generate` and `play` alone: no predecessors, no symmetry, no order of
+    /// slices; both sides to move. A position is won if a move reaches a lost one, lost
+    /// if every move (or none) reaches a won one, and what is never decided is drawn.
+    fn plain_solve<P: EgdbBoard>(geo: &Geometry, n: usize) -> Vec<(Slice, Vec<Wld>)> {
+        let slices = all_slices(n);
+        let mut value: Vec<Vec<Option<Wld>>> = vec![Vec::new(); Slice::ID_LIMIT];
+        for s in &slices {
+            value[s.id()] = vec![None; geo.size(s) as usize];
+        }
+        let mut open: Vec<(Slice, u64, P)> = Vec::new();
+        for s in &slices {
+            for i in 0..geo.size(s) {
+                if let Some(sq) = geo.decode(s, i) {
+                    open.push((*s, i, geo.position(&sq)));
+                }
+            }
+        }
+        let mut moves = Vec::new();
+        loop {
+            let mut decided = Vec::new();
+            open.retain(|(s, i, pos)| {
+                pos.generate(&mut moves);
+                let (mut win, mut all_won) = (false, true);
+                for m in &moves {
+                    let next = pos.play(m);
+                    let v = if next.pieces(next.side()).is_empty() {
+                        Some(Wld::Loss)
+                    } else {
+                        let sq = geo.squares(&next);
+                        value[sq.slice().id()][geo.index(&sq) as usize]
+                    };
+                    match v {
+                        Some(Wld::Loss) => win = true,
+                        Some(Wld::Win) => {}
+                        _ => all_won = false,
+                    }
+                }
+                let v = if win {
+                    Wld::Win
+                } else if all_won {
+                    Wld::Loss
+                } else {
+                    return true;
+                };
+                decided.push((*s, *i, v));
+                false
+            });
+            if decided.is_empty() {
+                break;
+            }
+            for (s, i, v) in decided {
+                value[s.id()][i as usize] = Some(v);
+            }
+        }
+        slices
+            .iter()
+            .map(|s| {
+                let v = std::mem::take(&mut value[s.id()]);
+                (*s, v.into_iter().map(|v| v.unwrap_or(Wld::Draw)).collect())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_variants_database_agrees_with_a_plain_fixed_point_solver() {
+        fn check<P: EgdbBoard>(n: usize) -> [u64; 3] {
+            let db = Database::build(P::VARIANT, n, |_, _, _| {}).unwrap();
+            let geo = Geometry::of::<P>();
+            let mut counts = [0u64; 3];
+            for (slice, values) in plain_solve::<P>(&geo, n) {
+                for (i, v) in values.iter().enumerate() {
+                    let Some(sq) = geo.decode(&slice, i as u64) else {
+                        continue;
+                    };
+                    assert_eq!(
+                        db.probe(&geo.position::<P>(&sq)),
+                        Some(*v),
+                        "{} {slice:?} index {i}",
+                        P::VARIANT
+                    );
+                    counts[v.bits() as usize] += 1;
+                }
+            }
+            counts
+        }
+        for v in ALL_VARIANTS
+            .into_iter()
+            .filter(|v| unsupported(*v).is_none())
+        {
+            let [draws, wins, losses] = crate::with_egdb_board!(v, P => check::<P>(3));
+            // Every kind of result occurs (a wrong solver that called all draws fails).
+            assert!(
+                draws > 1000 && wins > 1000 && losses > 1000,
+                "{v}: {draws} {wins} {losses}"
+            );
+        }
+    }
+
     #[test]
     fn textbook_endings() {
-        let db = Database::build(4, |_, _, _| {}).unwrap();
+        let db = Database::build(Variant::English, 4, |_, _, _| {}).unwrap();
         // A king against a king: drawn.
         assert_eq!(
             probe_fen(&db, Color::White, &[(18, true)], &[(1, true)]),
@@ -443,7 +858,7 @@ mod tests {
 
     #[test]
     fn verification_passes_a_sound_database_and_catches_a_damaged_one() {
-        let mut db = Database::build(4, |_, _, _| {}).unwrap();
+        let mut db = Database::build(Variant::English, 4, |_, _, _| {}).unwrap();
         let v = db.verify(50_000, 1);
         assert_eq!(v.checked, 50_000);
         assert_eq!(v.inconsistent, 0, "{:?}", v.examples);
@@ -454,7 +869,8 @@ mod tests {
             .into_iter()
             .find(|s| s.kings == [2, 1] && s.men == [0, 0])
             .unwrap();
-        db.tables[slice.id()].as_mut().unwrap().fill(0);
+        let (offsets, data) = compress::encode(&vec![0; db.geo.size(&slice) as usize / 2]);
+        db.set_table(&slice, Table::Coded { offsets, data });
         let v = db.verify(50_000, 1);
         assert!(v.inconsistent > 100, "{v:?}");
         assert!(v.examples[0].contains("stored"), "{:?}", v.examples);
@@ -462,7 +878,7 @@ mod tests {
 
     #[test]
     fn save_and_load_round_trip_and_reject_bad_files() {
-        let db = Database::build(3, |_, _, _| {}).unwrap();
+        let db = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
         let dir = std::env::temp_dir().join(format!("tammi-egdb-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("e3.egdb");
@@ -470,10 +886,28 @@ mod tests {
         let back = Database::load(&path).unwrap();
         assert_eq!(back.tables, db.tables);
         let mut bytes = std::fs::read(&path).unwrap();
-        bytes.pop();
+        let last = bytes.pop().unwrap();
         std::fs::write(&path, &bytes).unwrap();
         let err = Database::load(&path).unwrap_err().to_string();
         assert!(err.contains("truncated"), "{err}");
+        bytes.push(last);
+        // A damaged byte anywhere is found (never read as another value).
+        let header = MAGIC.len() + NAME_BYTES + 1;
+        for at in (header..bytes.len()).step_by(41) {
+            let mut bad = bytes.clone();
+            bad[at] ^= 0x10;
+            std::fs::write(&path, &bad).unwrap();
+            let err = Database::load(&path).unwrap_err().to_string();
+            assert!(
+                err.contains("not a sound tammi endgame database"),
+                "{at}: {err}"
+            );
+        }
+        let mut longer = bytes.clone();
+        longer.push(7);
+        std::fs::write(&path, &longer).unwrap();
+        let err = Database::load(&path).unwrap_err().to_string();
+        assert!(err.contains("trailing"), "{err}");
         std::fs::write(&path, b"hello").unwrap();
         let err = Database::load(&path).unwrap_err().to_string();
         assert!(err.contains("wrong header"), "{err}");

@@ -23,6 +23,21 @@ pub struct TurkishPosition {
     side: Color,
 }
 
+impl TurkishPosition {
+    /// A position from its bitboards, unchecked: the caller guarantees disjoint colours,
+    /// kings among the pieces and no man on its promotion row (the endgame database builds
+    /// positions this way, millions of times).
+    #[inline(always)]
+    pub fn from_parts(white: u64, black: u64, kings: u64, side: Color) -> Self {
+        TurkishPosition {
+            white,
+            black,
+            kings,
+            side,
+        }
+    }
+}
+
 /// One orthogonal step of every square in `b`.
 #[inline(always)]
 pub fn step(b: u64, d: usize) -> u64 {

@@ -246,7 +246,7 @@ impl<P: Evaluate> GameState<P> {
     /// database results in their own form.
     fn reported_score(&self, internal: i32, pv: &[Move<P::B>], egdb: Option<&Database>) -> Score {
         let mut score = Score::from_internal(internal);
-        if let Some(db) = egdb.filter(|_| P::VARIANT == Variant::English) {
+        if let Some(db) = egdb.filter(|db| db.variant() == P::VARIANT) {
             match score {
                 Score::Database(sign) => {
                     score =
@@ -349,7 +349,7 @@ impl<P: Evaluate> AnyGame for GameState<P> {
             job.options.multipv,
         ));
         // The database is english only.
-        let egdb = job.egdb.clone().filter(|_| P::VARIANT == Variant::English);
+        let egdb = job.egdb.clone().filter(|db| db.variant() == P::VARIANT);
         let owner = (P::VARIANT, job.game);
         let mut on_info = std::mem::replace(&mut job.on_info, Box::new(|_| {}));
         let on_done = std::mem::replace(&mut job.on_done, Box::new(|_| {}));

@@ -429,7 +429,7 @@ impl Node {
 /// One thread's search.
 pub struct Searcher<'a, P: Evaluate> {
     eval: &'a Evaluator<P>,
-    /// The english endgame database, if one is loaded and the variant is english.
+    /// The endgame database, if one of the variant is loaded.
     egdb: Option<&'a Database>,
     /// Positions with at most this many pieces are probed (see `with_egdb`).
     egdb_pieces: u32,
@@ -474,16 +474,11 @@ pub struct Searcher<'a, P: Evaluate> {
     net_acc: Vec<Accumulator>,
 }
 
-/// The database's value of `pos` for its side to move (english boards: the caller
-/// checks the variant), if the database holds it.
+/// The database's value of `pos` for its side to move, if the database holds it (a
+/// database of another variant holds nothing).
 #[inline(always)]
 pub(crate) fn database_value<P: Board>(db: &Database, pos: &P) -> Option<Wld> {
-    db.probe(
-        pos.white().to_u128() as u64,
-        pos.black().to_u128() as u64,
-        pos.kings().to_u128() as u64,
-        pos.side(),
-    )
+    db.probe(pos)
 }
 
 impl<'a, P: Evaluate> Searcher<'a, P> {
@@ -592,8 +587,8 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         }
     }
 
-    /// Score positions with few pieces from `db` (english boards only: the caller checks
-    /// the variant). When the root itself is in the database, only positions with fewer
+    /// Score positions with few pieces from `db` (the caller checks that it is the
+    /// variant's). When the root itself is in the database, only positions with fewer
     /// pieces are probed: were every child scored at once, the search would stop at depth
     /// one and choose among equally won moves by the static evaluation alone, with no plan
     /// to make progress; searched, the won side looks for the captures that the database

@@ -1,0 +1,213 @@
+//! The stored form of a slice: its values (White to move) cut into blocks of [`BLOCK`]
+//! positions, each block coded as runs and short literals, with the offset of every
+//! block kept so one position is found without reading the blocks before it.
+//!
+//! Positions whose value is not needed ("don't care": an index that is no position, or
+//! a position where White must capture, which the prober resolves by searching the
+//! captures through the rules core) take whatever value continues the run they fall in,
+//! so they cost nothing.
+//!
+//! Codes, one byte each, then their payload:
+//! - `v << 6 | c` with `v` a value (0 draw, 1 win, 2 loss): a run of `c + 1` positions
+//!   (`c` < 63), or with `c` = 63 a run of `64 + u16` (little-endian, next two bytes);
+//! - `3 << 6 | c`: `c + 1` literal values, four to a byte, in the next `(c + 4) / 4` bytes.
+
+/// Positions a block holds.
+pub const BLOCK: usize = 4096;
+/// A position whose stored value does not matter.
+pub const DONT_CARE: u8 = 3;
+/// A run shorter than this is cheaper as part of a literal.
+const MIN_RUN: usize = 6;
+
+/// Code `values` (0..=2 or [`DONT_CARE`]): the block offsets (one more than there are
+/// blocks: the last is the data's length) and the data.
+pub fn encode(values: &[u8]) -> (Vec<u32>, Vec<u8>) {
+    let mut offsets = Vec::with_capacity(values.len().div_ceil(BLOCK) + 1);
+    let mut data = Vec::new();
+    for block in values.chunks(BLOCK) {
+        offsets.push(data.len() as u32);
+        encode_block(block, &mut data);
+    }
+    offsets.push(data.len() as u32);
+    (offsets, data)
+}
+
+fn encode_block(v: &[u8], out: &mut Vec<u8>) {
+    let mut literal: Vec<u8> = Vec::with_capacity(64);
+    let flush = |literal: &mut Vec<u8>, out: &mut Vec<u8>| {
+        if literal.is_empty() {
+            return;
+        }
+        out.push(3 << 6 | (literal.len() - 1) as u8);
+        for four in literal.chunks(4) {
+            let mut b = 0u8;
+            for (k, x) in four.iter().enumerate() {
+                b |= x << (2 * k);
+            }
+            out.push(b);
+        }
+        literal.clear();
+    };
+    let mut i = 0;
+    while i < v.len() {
+        // The run from i: the first value that matters, then everything equal to it or
+        // not mattering.
+        let value = v[i..]
+            .iter()
+            .copied()
+            .find(|&x| x != DONT_CARE)
+            .unwrap_or(0);
+        let mut j = i;
+        while j < v.len() && (v[j] == value || v[j] == DONT_CARE) {
+            j += 1;
+        }
+        let run = j - i;
+        if run >= MIN_RUN || j == v.len() {
+            flush(&mut literal, out);
+            if run < 64 {
+                out.push(value << 6 | (run - 1) as u8);
+            } else {
+                out.push(value << 6 | 63);
+                out.extend_from_slice(&((run - 64) as u16).to_le_bytes());
+            }
+            i = j;
+        } else {
+            literal.push(if v[i] == DONT_CARE { value } else { v[i] });
+            if literal.len() == 64 {
+                flush(&mut literal, out);
+            }
+            i += 1;
+        }
+    }
+    flush(&mut literal, out);
+}
+
+/// The value at position `k` of the block coded in `data` (which starts at the block).
+/// `None` if the data ends first (a damaged file; the checksum finds those first).
+#[inline]
+pub fn value_at(data: &[u8], k: usize) -> Option<u8> {
+    let mut pos = 0;
+    let mut p = 0;
+    loop {
+        let b = *data.get(p)?;
+        let (v, c) = (b >> 6, (b & 63) as usize);
+        if v < 3 {
+            let len = if c < 63 {
+                p += 1;
+                c + 1
+            } else {
+                let extra = u16::from_le_bytes([*data.get(p + 1)?, *data.get(p + 2)?]);
+                p += 3;
+                64 + extra as usize
+            };
+            if k < pos + len {
+                return Some(v);
+            }
+            pos += len;
+        } else {
+            let n = c + 1;
+            if k < pos + n {
+                let at = k - pos;
+                return Some((data.get(p + 1 + at / 4)? >> (2 * (at % 4))) & 3);
+            }
+            p += 1 + n.div_ceil(4);
+            pos += n;
+        }
+    }
+}
+
+/// Decode a whole block into `out` (its positions' values); false if the data is short.
+pub fn decode_block(data: &[u8], out: &mut [u8]) -> bool {
+    let mut pos = 0;
+    let mut p = 0;
+    while pos < out.len() {
+        let Some(&b) = data.get(p) else { return false };
+        let (v, c) = (b >> 6, (b & 63) as usize);
+        if v < 3 {
+            let len = if c < 63 {
+                p += 1;
+                c + 1
+            } else {
+                let (Some(&lo), Some(&hi)) = (data.get(p + 1), data.get(p + 2)) else {
+                    return false;
+                };
+                p += 3;
+                64 + u16::from_le_bytes([lo, hi]) as usize
+            };
+            let end = (pos + len).min(out.len());
+            out[pos..end].fill(v);
+            pos = end;
+        } else {
+            let n = c + 1;
+            for at in 0..n.min(out.len() - pos) {
+                let Some(&byte) = data.get(p + 1 + at / 4) else {
+                    return false;
+                };
+                out[pos + at] = (byte >> (2 * (at % 4))) & 3;
+            }
+            p += 1 + n.div_ceil(4);
+            pos += n;
+        }
+    }
+    true
+}
+
+/// FNV-1a, 64 bits: enough to tell a damaged or truncated slice from a sound one.
+pub fn checksum(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in *part {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coded_blocks_give_back_every_value_that_matters() {
+        // Runs long and short, literals, don't-cares inside and between, a last block
+        // shorter than the rest.
+        let mut rng = 12345u64;
+        let mut values = Vec::new();
+        while values.len() < 3 * BLOCK + 777 {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let v = ((rng >> 33) % 4) as u8;
+            let len = match (rng >> 40) % 4 {
+                0 => 1,
+                1 => 3,
+                2 => 70,
+                _ => 900,
+            };
+            values.extend(std::iter::repeat_n(v, len));
+        }
+        let (offsets, data) = encode(&values);
+        assert_eq!(offsets.len(), values.len().div_ceil(BLOCK) + 1);
+        let mut block = vec![0u8; BLOCK];
+        for (b, chunk) in values.chunks(BLOCK).enumerate() {
+            let coded = &data[offsets[b] as usize..offsets[b + 1] as usize];
+            assert!(decode_block(coded, &mut block[..chunk.len()]));
+            for (k, &v) in chunk.iter().enumerate() {
+                if v != DONT_CARE {
+                    assert_eq!(value_at(coded, k), Some(v), "block {b} position {k}");
+                    assert_eq!(block[k], v);
+                }
+            }
+            // Cut short, a block is never read past its end.
+            assert!(!decode_block(
+                &coded[..coded.len() / 2],
+                &mut block[..chunk.len()]
+            ));
+        }
+        // Long runs with don't-cares cost a few bytes.
+        let runs = [vec![1u8; 2000], vec![DONT_CARE; 1000], vec![1u8; 1096]].concat();
+        let (_, data) = encode(&runs);
+        assert!(data.len() <= 3, "{}", data.len());
+    }
+}

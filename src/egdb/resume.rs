@@ -1,0 +1,446 @@
+//! Resumable builds: the database file grows one slice section at a time as the slices
+//! finish, so an interrupted build keeps what it had done.
+//!
+//! A build writes `OUT.part`: the header, then each slice's section (see
+//! [`super::write_section`]) as soon as the slice is solved, read back and checked
+//! before the next one starts. A rerun with the same variant and piece count reads the
+//! sections of `OUT.part` that are whole and sound, drops whatever follows (a section cut
+//! short by the interruption), takes the slices it read back into memory, and goes on
+//! with the rest. When every slice is there, `OUT.part` is renamed `OUT`. The file is the
+//! same byte for byte however many runs it took: each section depends only on the slice.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+use super::compress::{self, BLOCK};
+use super::index::{EgdbBoard, Geometry, Slice};
+use super::{
+    Database, MAGIC, NAME_BYTES, Table, Wld, all_slices, build, check_request, pack, read_section,
+    unpack, write_section,
+};
+use crate::rules::{Color, Variant};
+
+/// What a build reports after each slice.
+pub struct Progress<'a> {
+    pub slice: &'a Slice,
+    /// Slices done (read back from an earlier run or built now) and in all.
+    pub done: usize,
+    pub all: usize,
+    /// Whether the slice came from an earlier run's file.
+    pub resumed: bool,
+    /// Seconds since this run started, and the estimate of the seconds left (from the
+    /// positions built so far in this run and those still to build).
+    pub elapsed: f64,
+    pub left: Option<f64>,
+}
+
+/// How a build runs.
+pub struct BuildOptions {
+    /// The memory the build may use, in MB: a slice that would need more is refused
+    /// before it starts (with what it needs).
+    pub memory_mb: usize,
+    /// Stop after building this many slices in this run (tests of resumption use it to
+    /// stand in for an interruption).
+    pub max_slices: Option<usize>,
+}
+
+/// `OUT.part`: where a build writes before the file takes its name.
+pub fn partial_path(out: &Path) -> PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".part");
+    PathBuf::from(name)
+}
+
+/// The bytes a slice of `size` indices takes while it is built: the builder's state and
+/// option counters (a byte each), its values (a byte each), the packed table (a quarter)
+/// and the White-to-move values being coded (half a byte).
+fn build_bytes(size: u64) -> u64 {
+    size * 3 + size / 4 + size / 2
+}
+
+/// The outcome of [`Database::build_to`].
+pub enum Built {
+    /// Every slice is in `OUT`, and here.
+    Complete(Database),
+    /// Stopped by `max_slices`; `OUT.part` holds the slices done so far.
+    Stopped { done: usize, all: usize },
+}
+
+impl Database {
+    /// Build the database of `variant` with 2 to `max_pieces` pieces into the file
+    /// `out`, resuming from `OUT.part` if an earlier run left one (see the module doc).
+    /// `OUT.part` is opened before any work, so an unwritable path fails at once.
+    pub fn build_to(
+        variant: Variant,
+        max_pieces: usize,
+        out: &Path,
+        options: &BuildOptions,
+        progress: impl FnMut(&Progress),
+    ) -> Result<Built> {
+        check_request(variant, max_pieces)?;
+        crate::with_egdb_board!(variant, P => build_to::<P>(max_pieces, out, options, progress))
+    }
+}
+
+fn build_to<P: EgdbBoard>(
+    max_pieces: usize,
+    out: &Path,
+    options: &BuildOptions,
+    mut progress: impl FnMut(&Progress),
+) -> Result<Built> {
+    let start = Instant::now();
+    let part = partial_path(out);
+    if std::fs::metadata(out).is_ok_and(|m| !m.is_file()) {
+        bail!(
+            "--out {}: exists and is not a regular file; expected a file name to write",
+            out.display()
+        );
+    }
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&part)
+        .with_context(|| {
+            format!(
+                "--out {}: cannot create {} (is the directory there and writable?)",
+                out.display(),
+                part.display()
+            )
+        })?;
+    let mut db = Database::empty(P::VARIANT, max_pieces);
+    let geo = Geometry::with_unmoves::<P>();
+    let slices = all_slices(max_pieces);
+    let header = header_bytes(P::VARIANT, max_pieces);
+
+    // What an earlier run finished.
+    let (resumed, mut end) = read_finished(&mut file, &part, &db, &header, &slices)?;
+    file.set_len(end)
+        .and_then(|_| file.seek(SeekFrom::Start(end)).map(|_| ()))
+        .with_context(|| format!("writing {}", part.display()))?;
+    if end == 0 {
+        file.write_all(&header)
+            .with_context(|| format!("writing {}", part.display()))?;
+        end = header.len() as u64;
+    }
+    let mut coded: Vec<Option<Table>> = vec![None; Slice::ID_LIMIT];
+    for (slice, table) in slices.iter().zip(resumed) {
+        coded[slice.id()] = Some(table);
+    }
+    // A stored slice is of use when its mirror (the colours exchanged) is stored too:
+    // its Black-to-move values are the mirror's White-to-move ones.
+    let mirror = |s: &Slice| Slice {
+        men: [s.men[1], s.men[0]],
+        kings: [s.kings[1], s.kings[0]],
+    };
+    let finished = slices
+        .iter()
+        .take_while(|s| coded[s.id()].is_some() && coded[mirror(s).id()].is_some())
+        .count();
+    if finished < slices.len() {
+        // Rebuilt from the first slice not of use: the file must stay in build order.
+        for s in &slices[finished..] {
+            if let Some(t) = coded[s.id()].take() {
+                end -= section_len(&t);
+            }
+        }
+        file.set_len(end)
+            .with_context(|| format!("writing {}", part.display()))?;
+        file.seek(SeekFrom::Start(end))?;
+    }
+    let white: Vec<Option<Vec<u8>>> = (0..Slice::ID_LIMIT)
+        .map(|id| {
+            let s = slices.iter().find(|s| s.id() == id)?;
+            Some(decode_all(coded[id].as_ref()?, geo.size(s) as usize / 2))
+        })
+        .collect();
+    // Back in memory in full (both sides to move), for the slices still to build.
+    for (k, slice) in slices[..finished].iter().enumerate() {
+        let full = expand::<P>(&db, &white, slice);
+        db.tables[slice.id()] = Some(Table::Full(full));
+        progress(&Progress {
+            slice,
+            done: k + 1,
+            all: slices.len(),
+            resumed: true,
+            elapsed: start.elapsed().as_secs_f64(),
+            left: None,
+        });
+    }
+
+    let budget = options.memory_mb as u64 * 1_000_000;
+    let to_build: u64 = slices[finished..].iter().map(|s| geo.size(s)).sum();
+    let (mut built_positions, built_start) = (0u64, Instant::now());
+    for (k, slice) in slices.iter().enumerate().skip(finished) {
+        if options.max_slices.is_some_and(|m| k - finished >= m) {
+            return Ok(Built::Stopped {
+                done: k,
+                all: slices.len(),
+            });
+        }
+        let size = geo.size(slice);
+        let held = db.bytes() as u64;
+        let need = held + build_bytes(size);
+        if need > budget {
+            bail!(
+                "slice {} ({size} positions) needs about {} MB with the {} MB of the slices \
+                 before it, more than --memory {} MB; give more memory (the slices done are \
+                 kept in {} for the next run)",
+                slice.name(),
+                need.div_ceil(1_000_000),
+                held / 1_000_000,
+                options.memory_mb,
+                part.display()
+            );
+        }
+        let values = build::solve_slice::<P>(&db, &geo, slice);
+        db.tables[slice.id()] = Some(Table::Full(pack(values.into_iter())));
+        let table = db.coded::<P>(slice);
+        let Table::Coded { offsets, data } = &table else {
+            unreachable!()
+        };
+        let mut w = std::io::BufWriter::new(&mut file);
+        write_section(&mut w, slice, size / 2, offsets, data)
+            .and_then(|_| w.flush())
+            .with_context(|| format!("writing {}", part.display()))?;
+        drop(w);
+        file.sync_data()
+            .with_context(|| format!("writing {}", part.display()))?;
+        // Read it back: what is on the disk is what was built.
+        file.seek(SeekFrom::Start(end))?;
+        let left = file.metadata()?.len() - end;
+        let (back, len) = read_section(&mut BufReader::new(&mut file), &db.geo, slice, left)
+            .map_err(|why| {
+                anyhow::anyhow!(
+                    "{}: slice {} read back: {why}",
+                    part.display(),
+                    slice.name()
+                )
+            })?;
+        if back != table {
+            bail!(
+                "{}: slice {} read back differs from what was written",
+                part.display(),
+                slice.name()
+            );
+        }
+        end += len;
+        file.seek(SeekFrom::Start(end))?;
+        coded[slice.id()] = Some(table);
+        built_positions += size;
+        let rate = built_positions as f64 / built_start.elapsed().as_secs_f64().max(1e-3);
+        progress(&Progress {
+            slice,
+            done: k + 1,
+            all: slices.len(),
+            resumed: false,
+            elapsed: start.elapsed().as_secs_f64(),
+            left: Some((to_build - built_positions) as f64 / rate),
+        });
+    }
+    drop(file);
+    std::fs::rename(&part, out)
+        .with_context(|| format!("renaming {} to {}", part.display(), out.display()))?;
+    for slice in &slices {
+        db.tables[slice.id()] = coded[slice.id()].take();
+    }
+    db.clear_cache();
+    Ok(Built::Complete(db))
+}
+
+/// The bytes of a stored slice's section.
+fn section_len(t: &Table) -> u64 {
+    let Table::Coded { offsets, data } = t else {
+        panic!("a stored slice")
+    };
+    28 + 4 * offsets.len() as u64 + data.len() as u64 + 8
+}
+
+/// The file's header: magic, variant, pieces.
+fn header_bytes(variant: Variant, max_pieces: usize) -> Vec<u8> {
+    let mut h = MAGIC.to_vec();
+    h.extend_from_slice(format!("{:<NAME_BYTES$}", variant.name()).as_bytes());
+    h.push(max_pieces as u8);
+    h
+}
+
+/// The sound sections at the start of an earlier run's `OUT.part` (in build order),
+/// and where they end (0: no usable header, start afresh). A file of another variant or
+/// piece count is refused rather than overwritten.
+fn read_finished(
+    file: &mut File,
+    part: &Path,
+    db: &Database,
+    header: &[u8],
+    slices: &[Slice],
+) -> Result<(Vec<Table>, u64)> {
+    let size = file.metadata()?.len();
+    if size == 0 {
+        return Ok((Vec::new(), 0));
+    }
+    let mut r = BufReader::new(&mut *file);
+    let mut head = vec![0u8; header.len()];
+    if r.read_exact(&mut head).is_err() || head != header {
+        bail!(
+            "{} is there but is not an earlier build of this database ({} up to {} pieces); \
+             remove it to start afresh",
+            part.display(),
+            db.variant,
+            db.max_pieces
+        );
+    }
+    let mut end = header.len() as u64;
+    let mut tables = Vec::new();
+    for slice in slices {
+        match read_section(&mut r, &db.geo, slice, size - end) {
+            Ok((table, len)) => {
+                tables.push(table);
+                end += len;
+            }
+            // Cut short or damaged by the interruption: built again.
+            Err(_) => break,
+        }
+    }
+    Ok((tables, end))
+}
+
+/// A stored slice's White-to-move values, two bits each (don't-cares included).
+fn decode_all(table: &Table, positions: usize) -> Vec<u8> {
+    let Table::Coded { offsets, data } = table else {
+        panic!("a stored slice")
+    };
+    let mut values = vec![0u8; positions];
+    for (b, chunk) in values.chunks_mut(BLOCK).enumerate() {
+        let code = &data[offsets[b] as usize..offsets[b + 1] as usize];
+        assert!(compress::decode_block(code, chunk), "a checked section");
+    }
+    let mut out = vec![0u8; positions.div_ceil(4)];
+    for (i, v) in values.into_iter().enumerate() {
+        out[i / 4] |= (v & 3) << (2 * (i % 4));
+    }
+    out
+}
+
+/// A stored (White to move) slice back in full, both sides to move: Black to move is the
+/// colour-exchanged, turned position of the mirror slice (stored too: `white` holds
+/// the stored slices' White-to-move values), and positions with a capture are resolved
+/// through the slices before.
+fn expand<P: EgdbBoard>(db: &Database, white: &[Option<Vec<u8>>], slice: &Slice) -> Vec<u8> {
+    use rayon::prelude::*;
+    let geo = &db.geo;
+    let size = geo.size(slice) as usize;
+    let values: Vec<Wld> = (0..size)
+        .into_par_iter()
+        .map(|i| {
+            let Some(sq) = geo.decode(slice, i as u64) else {
+                return Wld::Draw;
+            };
+            let pos: P = geo.position(&sq);
+            if pos.has_capture() {
+                return db.probe(&pos).expect("captures lead to slices before");
+            }
+            let w = if sq.side == Color::White {
+                sq
+            } else {
+                geo.flipped(&sq)
+            };
+            let table = white[w.slice().id()]
+                .as_ref()
+                .expect("the mirror slice is stored too");
+            unpack(table, geo.index(&w) as usize / 2)
+        })
+        .collect();
+    pack(values.into_iter())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(max_slices: Option<usize>) -> BuildOptions {
+        BuildOptions {
+            memory_mb: 1000,
+            max_slices,
+        }
+    }
+
+    #[test]
+    fn an_interrupted_build_resumes_to_the_same_bytes() {
+        let dir = std::env::temp_dir().join(format!("tammi-egdb-resume-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for variant in [Variant::English, Variant::Russian] {
+            let whole = dir.join(format!("{variant}-whole.egdb"));
+            let built = Database::build_to(variant, 3, &whole, &options(None), |_| {}).unwrap();
+            assert!(matches!(built, Built::Complete(_)));
+            let bytes = std::fs::read(&whole).unwrap();
+
+            let parts = dir.join(format!("{variant}-parts.egdb"));
+            let run = |max: Option<usize>| {
+                let mut resumed = 0;
+                let mut built = 0;
+                let r = Database::build_to(variant, 3, &parts, &options(max), |p| {
+                    if p.resumed {
+                        resumed += 1;
+                    } else {
+                        built += 1;
+                        assert!(p.left.is_some());
+                    }
+                })
+                .unwrap();
+                (r, resumed, built)
+            };
+            let (r, resumed, built) = run(Some(3));
+            assert!(matches!(r, Built::Stopped { done: 3, .. }), "{variant}");
+            assert_eq!((resumed, built), (0, 3));
+            assert!(!parts.exists() && partial_path(&parts).exists());
+            // A mirror slice not yet stored sends its partner back to be built again;
+            // everything before is read back.
+            let (r, resumed, _) = run(Some(4));
+            assert!(matches!(r, Built::Stopped { .. }), "{variant}");
+            assert!(resumed >= 2, "{variant}: {resumed}");
+            // An interruption in the middle of writing a section: half a section more.
+            let part = partial_path(&parts);
+            let mut cut = std::fs::read(&part).unwrap();
+            let n = cut.len();
+            cut.extend_from_slice(&bytes[n..n + (bytes.len() - n) / 2]);
+            std::fs::write(&part, &cut).unwrap();
+            let (r, resumed, built) = run(None);
+            assert!(matches!(r, Built::Complete(_)), "{variant}");
+            assert!(resumed >= 5 && built > 0, "{variant}: {resumed} {built}");
+            assert!(
+                std::fs::read(&parts).unwrap() == bytes,
+                "{variant}: the same bytes"
+            );
+            assert!(!part.exists());
+            Database::load(&parts).unwrap();
+        }
+        // A .part of another database is refused, not overwritten.
+        let other = dir.join("other.egdb");
+        std::fs::write(partial_path(&other), b"something else").unwrap();
+        let err = Database::build_to(Variant::English, 3, &other, &options(None), |_| {})
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("remove it"), "{err}");
+        // Too little memory: refused before the slice is built, saying what it needs.
+        let small = dir.join("small.egdb");
+        let tight = BuildOptions {
+            memory_mb: 0,
+            max_slices: None,
+        };
+        let err = Database::build_to(Variant::English, 3, &small, &tight, |_| {})
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.contains("needs about") && err.contains("--memory 0 MB"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
