@@ -201,7 +201,8 @@ impl<B: Bits> Proof<B> {
 /// The draw-rule counters along the path.
 #[derive(Clone, Copy, Debug, Default)]
 struct Counters {
-    /// Plies in a row with a king moving and nothing captured; also the repetition window.
+    /// Plies in a row with a king moving (or a man stepping along its rank, as turkish men
+    /// may, which can be stepped back) and nothing captured; also the repetition window.
     reversible: u16,
     /// Plies since the last capture or promotion.
     material: u16,
@@ -210,8 +211,9 @@ struct Counters {
 impl Counters {
     fn after<P: Board>(self, pos: &P, mv: &Move<P::B>) -> Counters {
         let capture = mv.is_capture();
+        let same_rank = P::coords(mv.from as u32).1 == P::coords(mv.to as u32).1;
         Counters {
-            reversible: if pos.kings().has(mv.from as u32) && !capture {
+            reversible: if (pos.kings().has(mv.from as u32) || same_rank) && !capture {
                 self.reversible + 1
             } else {
                 0
