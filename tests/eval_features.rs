@@ -5,6 +5,7 @@
 mod common;
 
 use common::{Rng, random_positions};
+use tammi::eval::weights::PATTERN_UNIT;
 use tammi::eval::{Evaluate, Evaluator, Weights};
 use tammi::rules::{Color, English, International, Position, Russian};
 
@@ -104,7 +105,8 @@ fn patterns_are_seen_from_each_side() {
     let text = "o./../../..";
     let index = tammi::eval::weights::parse_pattern(text).unwrap();
     assert_eq!(tammi::eval::weights::pattern_text(index), text);
-    w.patterns[index] = 50;
+    // Weights hold pattern values in 1/PATTERN_UNIT centi-men.
+    w.patterns[index] = 50 * PATTERN_UNIT;
     let eval = Evaluator::<Position<English>>::with_weights(&w);
     let score = |fen: &str| {
         let pos: Position<English> = tammi::notation::parse_position(fen).unwrap();
@@ -125,7 +127,7 @@ fn patterns_are_seen_from_each_side() {
     w9.drawish_scale_pct = 100;
     w9.three_vs_one_scale_pct = 100;
     let near = tammi::eval::weights::parse_pattern("../../../.o").unwrap();
-    w9.patterns[8 * tammi::eval::weights::PATTERN_STATES + near] = 7;
+    w9.patterns[8 * tammi::eval::weights::PATTERN_STATES + near] = 7 * PATTERN_UNIT;
     let eval = Evaluator::<Position<English>>::with_weights(&w9);
     let pos: Position<English> = tammi::notation::parse_position("W:W22,32:B2,11").unwrap();
     assert_eq!(eval.evaluate(&pos), 7);
@@ -143,8 +145,8 @@ fn tapered_patterns_on_10x10_are_seen_from_each_side() {
     w.three_vs_one_scale_pct = 100;
     let index = tammi::eval::weights::parse_pattern("o./../../..").unwrap();
     let per_phase = 16 * tammi::eval::weights::PATTERN_STATES;
-    w.patterns[index] = 40; // opening
-    w.patterns[per_phase + index] = 80; // endgame
+    w.patterns[index] = 40 * PATTERN_UNIT; // opening
+    w.patterns[per_phase + index] = 80 * PATTERN_UNIT; // endgame
     let eval = Evaluator::<Position<International>>::with_weights(&w);
     let score = |fen: &str| {
         let pos: Position<International> = tammi::notation::parse_position(fen).unwrap();

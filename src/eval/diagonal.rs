@@ -17,7 +17,7 @@ use crate::rules::geometry::{DOWN_LEFT, DOWN_RIGHT, UP_LEFT, UP_RIGHT, reverse};
 use crate::rules::{Bits, Board, Color, Goal, Position, Rules};
 
 use super::endgame::{self, Ending, Material};
-use super::weights::{PATTERN_STATES, TABLES, pattern_phases};
+use super::weights::{PATTERN_STATES, PATTERN_UNIT, TABLES, pattern_phases};
 use super::{Evaluate, Features, Term, Weights, distance};
 
 const SCALARS: usize = Weights::NAMES.len();
@@ -45,6 +45,8 @@ struct Score<'a, B> {
     t: &'a DiagonalTables<B>,
     coarse: i32,
     fine: i32,
+    /// The patterns, in 1/(start pieces · PATTERN_UNIT) centi-men (see `Features::dot`).
+    patterns: i32,
 }
 
 impl<B: Bits> Sink<B> for Score<'_, B> {
@@ -83,11 +85,11 @@ impl<B: Bits> Sink<B> for Score<'_, B> {
             open += o as i32;
             end += e as i32;
         }
-        if self.t.pattern_phases == 1 {
-            self.coarse += open;
+        self.patterns += if self.t.pattern_phases == 1 {
+            open * self.t.start_pieces
         } else {
-            self.fine += open * phase + end * (self.t.start_pieces - phase);
-        }
+            open * phase + end * (self.t.start_pieces - phase)
+        };
     }
 }
 
@@ -593,9 +595,12 @@ impl<R: Rules> Evaluate for Position<R> {
             t,
             coarse: 0,
             fine: 0,
+            patterns: 0,
         };
         let ending = terms(self, t, &mut sink);
-        let mut score = sink.coarse + sink.fine / t.start_pieces;
+        // As `Features::dot` computes it, so that the tuner's features give this exactly.
+        let mut score = sink.coarse
+            + (sink.fine * PATTERN_UNIT + sink.patterns) / (t.start_pieces * PATTERN_UNIT);
         if R::GOAL == Goal::Normal {
             score = endgame::scale(score, ending, &t.w);
         }

@@ -53,9 +53,11 @@ pub struct Features {
     pub denom: i32,
     pub linear: bool,
     /// Sparse whole-unit counts of the parameters past `coarse` (the patterns, too many to
-    /// hold densely): (parameter index, count); an index may repeat.
+    /// hold densely): (parameter index, count); an index may repeat. Their weights are in
+    /// 1/[`weights::PATTERN_UNIT`] centi-men.
     pub sparse_coarse: Vec<(u32, i32)>,
-    /// Sparse counts in units of `1/denom` (the tapered patterns of 10x10 boards).
+    /// Sparse counts in units of `1/denom` (the tapered patterns of 10x10 boards), of
+    /// weights in 1/PATTERN_UNIT centi-men.
     pub sparse_fine: Vec<(u32, i32)>,
 }
 
@@ -72,7 +74,10 @@ impl Features {
         }
     }
 
-    /// The evaluation these features give with `params` (white's view, before scaling).
+    /// The evaluation these features give with `params` (white's view, before scaling):
+    /// `coarse + (fine · U + patterns) / (denom · U)` with `U` = PATTERN_UNIT and the
+    /// patterns in 1/(denom · U) centi-men, rounded towards zero once, as the search's
+    /// evaluation does.
     pub fn dot(&self, params: &[i32]) -> i32 {
         let c: i64 = self
             .coarse
@@ -92,22 +97,26 @@ impl Features {
                 .sum()
         };
         let (p, pf) = (sparse(&self.sparse_coarse), sparse(&self.sparse_fine));
-        (c + p + (f + pf) / self.denom as i64) as i32
+        let (d, u) = (self.denom as i64, weights::PATTERN_UNIT as i64);
+        (c + (f * u + p * d + pf) / (d * u)) as i32
     }
 
-    /// The non-zero features as (parameter, value) with value = coarse + fine / denom.
+    /// The non-zero features as (parameter, value) with value = coarse + fine / denom, a
+    /// pattern's divided by PATTERN_UNIT too: the value times the weight (in its file's
+    /// units) is centi-men.
     pub fn sparse(&self) -> Vec<(u32, f32)> {
+        let u = weights::PATTERN_UNIT as f32;
         self.coarse
             .iter()
             .zip(&self.fine)
             .enumerate()
             .filter(|(_, (c, f))| **c != 0 || **f != 0)
             .map(|(i, (&c, &f))| (i as u32, c as f32 + f as f32 / self.denom as f32))
-            .chain(self.sparse_coarse.iter().map(|&(i, n)| (i, n as f32)))
+            .chain(self.sparse_coarse.iter().map(|&(i, n)| (i, n as f32 / u)))
             .chain(
                 self.sparse_fine
                     .iter()
-                    .map(|&(i, n)| (i, n as f32 / self.denom as f32)),
+                    .map(|&(i, n)| (i, n as f32 / (self.denom as f32 * u))),
             )
             .collect()
     }

@@ -144,8 +144,15 @@ fn board_of(squares: usize) -> Option<(Layout, u32)> {
         .find(|v| v.squares() as usize == squares)
         .map(|v| (v.facts().layout, v.width()))
 }
-/// The largest pattern value, in absolute value (the search keeps them in 16 bits).
-pub const PATTERN_LIMIT: i32 = 10_000;
+/// Pattern values are held in 1/PATTERN_UNIT centi-men. A fitted pattern value is
+/// mostly a fraction of a centi-man (sixteen windows a side add up), and whole centi-men
+/// rounded nine in ten of international's fitted values to 0 or ±1: finer steps keep
+/// what the fit found. A file says its unit with a `pattern_unit N` line (a divisor of
+/// this; files without one are in whole centi-men).
+pub const PATTERN_UNIT: i32 = 32;
+/// The largest pattern value in centi-men, in absolute value: the search keeps White's
+/// value less Black's in 16 bits of 1/PATTERN_UNIT centi-men.
+pub const PATTERN_LIMIT: i32 = 500;
 /// Configurations of one window: three states for each of its 8 squares.
 pub const PATTERN_STATES: usize = 6561;
 
@@ -196,6 +203,26 @@ pub fn parse_pattern(text: &str) -> Result<usize, String> {
     Ok(index)
 }
 
+/// `pattern_unit N`: the pattern values after it are in 1/N centi-men; N divides
+/// [`PATTERN_UNIT`] so every value is held exactly.
+fn parse_pattern_unit(values: &[&str], patterns_seen: bool) -> Result<i32, String> {
+    if patterns_seen {
+        return Err("'pattern_unit' must come before the first pattern line".into());
+    }
+    match values {
+        [v] => match v.parse::<i32>() {
+            Ok(n) if n > 0 && PATTERN_UNIT % n == 0 => Ok(n),
+            _ => Err(format!(
+                "pattern_unit '{v}' is not a divisor of {PATTERN_UNIT} (1, 2, 4, ... {PATTERN_UNIT})"
+            )),
+        },
+        _ => Err(format!(
+            "expected 'pattern_unit N', found 'pattern_unit {}'",
+            values.join(" ")
+        )),
+    }
+}
+
 /// The per-square tables, in the order of [`Weights::params`].
 pub const TABLES: [&str; 4] = [
     "man_square_opening",
@@ -211,6 +238,8 @@ impl Weights {
     pub fn parse(text: &str, squares: usize) -> Result<Weights, String> {
         let mut w = Weights::zero(squares);
         let mut seen: Vec<&str> = Vec::new();
+        // Whole centi-men until a `pattern_unit` line says otherwise.
+        let (mut file_unit, mut patterns_seen) = (1, false);
         for (i, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
@@ -220,7 +249,13 @@ impl Weights {
             let name = parts.next().unwrap_or("");
             let values: Vec<&str> = parts.collect();
             if name == "pattern" {
-                w.parse_pattern_line(&values, squares)
+                w.parse_pattern_line(&values, squares, file_unit)
+                    .map_err(|e| format!("line {}: {e}", i + 1))?;
+                patterns_seen = true;
+                continue;
+            }
+            if name == "pattern_unit" {
+                file_unit = parse_pattern_unit(&values, patterns_seen)
                     .map_err(|e| format!("line {}: {e}", i + 1))?;
                 continue;
             }
@@ -277,7 +312,14 @@ impl Weights {
 
     /// `pattern WINDOW CONFIGURATION VALUE`, e.g. `pattern 5 o./.x/../oo -12`; on 10x10
     /// `pattern WINDOW CONFIGURATION OPENING ENDGAME`.
-    fn parse_pattern_line(&mut self, values: &[&str], squares: usize) -> Result<(), String> {
+    /// `file_unit`: the values are in 1/file_unit centi-men (a divisor of
+    /// [`PATTERN_UNIT`]); they are held in 1/PATTERN_UNIT.
+    fn parse_pattern_line(
+        &mut self,
+        values: &[&str],
+        squares: usize,
+        file_unit: i32,
+    ) -> Result<(), String> {
         let windows = pattern_windows(squares);
         let phases = pattern_phases(squares);
         if windows == 0 {
@@ -309,12 +351,13 @@ impl Weights {
             let v: i32 = value
                 .parse()
                 .map_err(|_| format!("'{value}' is not an integer"))?;
-            if v.abs() > PATTERN_LIMIT {
+            if v.abs() > PATTERN_LIMIT * file_unit {
                 return Err(format!(
-                    "pattern {window} {config} is {v}, beyond ±{PATTERN_LIMIT} centi-men"
+                    "pattern {window} {config} is {v}, beyond ±{} (±{PATTERN_LIMIT} centi-men)",
+                    PATTERN_LIMIT * file_unit
                 ));
             }
-            numbers.push(v);
+            numbers.push(v * (PATTERN_UNIT / file_unit));
         }
         if numbers.iter().all(|&v| v == 0) {
             return Err(format!(
@@ -463,6 +506,9 @@ impl Weights {
                 "\n# Patterns: pattern WINDOW CONFIGURATION OPENING ENDGAME (see tuning/README.md).\n"
             });
             out.push_str("# The configurations left out are worth 0.\n");
+            out.push_str(&format!(
+                "# Values in 1/{PATTERN_UNIT} centi-men:\npattern_unit {PATTERN_UNIT}\n"
+            ));
             let per_phase = windows * PATTERN_STATES;
             for k in 0..per_phase {
                 let values: Vec<i32> = (0..phases)
@@ -621,8 +667,9 @@ mod tests {
         let w = Weights::parse(&text, 32).unwrap();
         let i = parse_pattern("o./.x/../oo").unwrap();
         assert_eq!(pattern_text(i), "o./.x/../oo");
-        assert_eq!(w.patterns[4 * PATTERN_STATES + i], -12);
-        assert_eq!(w.patterns[8 * PATTERN_STATES], 3);
+        // A file without `pattern_unit` is in whole centi-men.
+        assert_eq!(w.patterns[4 * PATTERN_STATES + i], -12 * PATTERN_UNIT);
+        assert_eq!(w.patterns[8 * PATTERN_STATES], 3 * PATTERN_UNIT);
         assert_eq!(Weights::parse(&w.to_text(&[]), 32).unwrap(), w);
         for (bad, why) in [
             ("pattern 10 o./.x/../oo 1", "from 1 to 9"),
@@ -631,7 +678,11 @@ mod tests {
             ("pattern 1 o./.x/../oo", "expected 'pattern WINDOW"),
             ("pattern 1 o./.x/../oo 0", "leave zero patterns out"),
             ("pattern 1 o./.x/../oo z", "'z' is not an integer"),
-            ("pattern 1 o./.x/../oo 10001", "beyond"),
+            ("pattern 1 o./.x/../oo 501", "beyond ±500 (±500 centi-men)"),
+            ("pattern_unit 3", "not a divisor of 32"),
+            ("pattern_unit 0", "not a divisor of 32"),
+            ("pattern_unit", "expected 'pattern_unit N'"),
+            ("pattern_unit 4 4", "expected 'pattern_unit N'"),
         ] {
             let e = Weights::parse(&format!("{full}{bad}\n"), 32).unwrap_err();
             assert!(e.contains(why) && e.starts_with("line 23"), "{bad}: {e}");
@@ -647,6 +698,36 @@ mod tests {
     }
 
     #[test]
+    fn pattern_unit_scales_the_values_after_it() {
+        let full: String = Weights::NAMES.iter().map(|n| format!("{n} 1\n")).collect();
+        let i = parse_pattern("o./.x/../oo").unwrap();
+        // 16 in 1/16 centi-men is one centi-man; in 1/32, 5 stays 5.
+        for (unit, value, held) in [(16, 16, PATTERN_UNIT), (32, 5, 5), (1, 2, 2 * PATTERN_UNIT)] {
+            let text = format!("{full}pattern_unit {unit}\npattern 5 o./.x/../oo {value}\n");
+            let w = Weights::parse(&text, 32).unwrap();
+            assert_eq!(w.patterns[4 * PATTERN_STATES + i], held, "unit {unit}");
+            assert_eq!(Weights::parse(&w.to_text(&[]), 32).unwrap(), w);
+        }
+        // The limit is in centi-men whatever the unit.
+        let e = Weights::parse(
+            &format!("{full}pattern_unit 32\npattern 5 o./.x/../oo 16001\n"),
+            32,
+        )
+        .unwrap_err();
+        assert!(e.contains("line 24") && e.contains("beyond ±16000"), "{e}");
+        // A unit after the values it would have scaled is refused, not applied late.
+        let e = Weights::parse(
+            &format!("{full}pattern 5 o./.x/../oo 1\npattern_unit 32\n"),
+            32,
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("line 24") && e.contains("before the first pattern"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn tapered_pattern_lines_on_10x10() {
         let full: String = Weights::NAMES.iter().map(|n| format!("{n} 1\n")).collect();
         let text = format!("{full}pattern 16 o./.x/../oo -12 7\npattern 1 ../../../.. 0 3\n");
@@ -654,10 +735,13 @@ mod tests {
         let i = parse_pattern("o./.x/../oo").unwrap();
         let per_phase = 16 * PATTERN_STATES;
         assert_eq!(w.patterns.len(), 2 * per_phase);
-        assert_eq!(w.patterns[15 * PATTERN_STATES + i], -12);
-        assert_eq!(w.patterns[per_phase + 15 * PATTERN_STATES + i], 7);
+        assert_eq!(w.patterns[15 * PATTERN_STATES + i], -12 * PATTERN_UNIT);
+        assert_eq!(
+            w.patterns[per_phase + 15 * PATTERN_STATES + i],
+            7 * PATTERN_UNIT
+        );
         assert_eq!(w.patterns[0], 0);
-        assert_eq!(w.patterns[per_phase], 3);
+        assert_eq!(w.patterns[per_phase], 3 * PATTERN_UNIT);
         assert_eq!(Weights::parse(&w.to_text(&[]), 50).unwrap(), w);
         let n = Weights::NAMES.len() + 4 * 50;
         assert_eq!(

@@ -13,6 +13,7 @@ use clap::Args;
 use rayon::prelude::*;
 
 use crate::cli::rules_tools::parse_variant;
+use crate::eval::weights::PATTERN_UNIT;
 use crate::eval::{Evaluate, Evaluator, Weights};
 use crate::notation::parse_position;
 use crate::rules::Variant;
@@ -390,6 +391,17 @@ pub fn run_fit(a: &FitArgs) -> Result<i32> {
         .collect();
     // K is fitted on the results alone; the scores, in the evaluation's units, are then
     // turned into probabilities by the same K.
+    // Pattern weights are in 1/PATTERN_UNIT centi-men, the rest in centi-men: per weight,
+    // Adam's step (--lr, centi-men) and the L2 penalty (on centi-men) in its own units.
+    let unit: Vec<f64> = (0..w.len())
+        .map(|i| {
+            if i >= patterns_from {
+                PATTERN_UNIT as f64
+            } else {
+                1.0
+            }
+        })
+        .collect();
     let k = fit_k(&train, &w);
     if a.lambda > 0.0 {
         train.blend(k, a.lambda);
@@ -407,7 +419,7 @@ pub fn run_fit(a: &FitArgs) -> Result<i32> {
     for epoch in 1..=a.epochs {
         let mut g = gradient(&train, &w, k);
         for (j, gj) in g.iter_mut().enumerate().skip(Weights::NAMES.len()) {
-            *gj += a.l2 * w[j];
+            *gj += a.l2 * w[j] / (unit[j] * unit[j]);
         }
         let t = epoch as i32;
         for j in 0..w.len() {
@@ -418,7 +430,7 @@ pub fn run_fit(a: &FitArgs) -> Result<i32> {
             v[j] = b2 * v[j] + (1.0 - b2) * g[j] * g[j];
             let mh = m[j] / (1.0 - b1.powi(t));
             let vh = v[j] / (1.0 - b2.powi(t));
-            w[j] -= a.lr * mh / (vh.sqrt() + eps);
+            w[j] -= a.lr * unit[j] * mh / (vh.sqrt() + eps);
         }
         // Checked every epoch (cheap beside the gradient): once a weight is NaN every later
         // epoch is NaN too.
