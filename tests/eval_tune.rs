@@ -31,6 +31,9 @@ fn stderr(o: &Output) -> String {
 #[test]
 fn games_writes_quiet_positions_with_results() {
     let out = temp("games.txt");
+    // The leftover of a run cut short is replaced, never kept or appended to.
+    let part = PathBuf::from(format!("{}.part", out.display()));
+    std::fs::write(&part, "cut short\n").unwrap();
     let o = tammi(&[
         "tune",
         "games",
@@ -44,6 +47,8 @@ fn games_writes_quiet_positions_with_results() {
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // Written to OUT.part, then renamed once whole: no part file is left behind.
+    assert!(!part.exists());
     let text = std::fs::read_to_string(&out).unwrap();
     let mut positions = 0;
     let mut list = Vec::new();

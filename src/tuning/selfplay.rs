@@ -35,7 +35,9 @@ Output: '# ...' header lines, then one line per quiet position (neither side has
 capture) after the random plies: the position as a PDN FEN and the game's result from
 White's view (1, 0.5 or 0), e.g. 'B:W18,21-32:B1-12,14 0.5'. Game i uses the seed
 (--seed, i), and lines are written in game order, so the file depends only on the flags.
-Progress (games, positions, games per second) goes to standard error.";
+The games go to OUT.part, renamed to OUT when the last one is in: OUT is always whole,
+and a run cut short is run again. Progress (games, positions, games per second) goes to
+standard error.";
 
 #[derive(Args, Debug)]
 #[command(after_help = GAMES_HELP)]
@@ -150,8 +152,12 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
     } else {
         vec![("start".to_string(), Vec::new())]
     };
-    let file = std::fs::File::create(&a.out)
-        .with_context(|| format!("cannot create {}", a.out.display()))?;
+    // Written to OUT.part and renamed when every game is in: a file under its final name
+    // is always whole, so a shard cut short (a crash, a session's end) is simply played
+    // again, and merging shards never picks up half of one.
+    let part = std::path::PathBuf::from(format!("{}.part", a.out.display()));
+    let file = std::fs::File::create(&part)
+        .with_context(|| format!("cannot create {}", part.display()))?;
     let mut out = BufWriter::new(file);
     writeln!(
         out,
@@ -288,11 +294,14 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
     );
     writeln!(s.out, "{line}")?;
     if let Some(e) = s.error.take() {
-        return Err(e).with_context(|| format!("writing {}", a.out.display()));
+        return Err(e).with_context(|| format!("writing {}", part.display()));
     }
     s.out
         .flush()
-        .with_context(|| format!("writing {}", a.out.display()))?;
+        .with_context(|| format!("writing {}", part.display()))?;
+    drop(s);
+    std::fs::rename(&part, &a.out)
+        .with_context(|| format!("cannot rename {} to {}", part.display(), a.out.display()))?;
     eprintln!("{}: {}", a.out.display(), &line[2..]);
     Ok(0)
 }
