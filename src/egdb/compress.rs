@@ -152,6 +152,102 @@ pub fn decode_block(data: &[u8], out: &mut [u8]) -> bool {
     true
 }
 
+/// A byte value whose stored value does not matter, for [`encode_bytes`].
+pub const BYTE_DONT_CARE: u16 = u16::MAX;
+/// A byte run shorter than this is cheaper as part of a literal (a run costs two bytes).
+const MIN_BYTE_RUN: usize = 3;
+
+/// Code byte `values` (0..=255 or [`BYTE_DONT_CARE`]) in blocks of [`BLOCK`], as
+/// [`encode`] does two-bit ones: the distance tables' form. Codes, one byte each, then
+/// their payload:
+/// - `c` < 128: `c + 1` literal bytes follow;
+/// - `128 | c`: a run of `c + 1` positions (`c` < 127), or with `c` = 127 of
+///   `128 + u16` (little-endian, next two bytes), then the run's value (one byte).
+pub fn encode_bytes(values: &[u16]) -> (Vec<u32>, Vec<u8>) {
+    let mut offsets = Vec::with_capacity(values.len().div_ceil(BLOCK) + 1);
+    let mut data = Vec::new();
+    for block in values.chunks(BLOCK) {
+        offsets.push(data.len() as u32);
+        encode_byte_block(block, &mut data);
+    }
+    offsets.push(data.len() as u32);
+    (offsets, data)
+}
+
+fn encode_byte_block(v: &[u16], out: &mut Vec<u8>) {
+    let mut literal: Vec<u8> = Vec::with_capacity(128);
+    let flush = |literal: &mut Vec<u8>, out: &mut Vec<u8>| {
+        if !literal.is_empty() {
+            out.push((literal.len() - 1) as u8);
+            out.append(literal);
+        }
+    };
+    let mut i = 0;
+    while i < v.len() {
+        let value = v[i..]
+            .iter()
+            .copied()
+            .find(|&x| x != BYTE_DONT_CARE)
+            .unwrap_or(0);
+        debug_assert!(value < 256, "{value} is not a byte");
+        let mut j = i;
+        while j < v.len() && (v[j] == value || v[j] == BYTE_DONT_CARE) {
+            j += 1;
+        }
+        let run = j - i;
+        if run >= MIN_BYTE_RUN || j == v.len() {
+            flush(&mut literal, out);
+            if run < 128 {
+                out.push(0x80 | (run - 1) as u8);
+            } else {
+                out.push(0xff);
+                out.extend_from_slice(&((run - 128) as u16).to_le_bytes());
+            }
+            out.push(value as u8);
+            i = j;
+        } else {
+            literal.push(if v[i] == BYTE_DONT_CARE { value } else { v[i] } as u8);
+            if literal.len() == 128 {
+                flush(&mut literal, out);
+            }
+            i += 1;
+        }
+    }
+    flush(&mut literal, out);
+}
+
+/// The byte at position `k` of the block coded by [`encode_bytes`] in `data` (which
+/// starts at the block). `None` if the data ends first.
+pub fn byte_at(data: &[u8], k: usize) -> Option<u8> {
+    let (mut pos, mut p) = (0, 0);
+    loop {
+        let b = *data.get(p)?;
+        if b < 0x80 {
+            let n = b as usize + 1;
+            if k < pos + n {
+                return data.get(p + 1 + k - pos).copied();
+            }
+            p += 1 + n;
+            pos += n;
+        } else {
+            let c = (b & 0x7f) as usize;
+            let len = if c < 127 {
+                p += 1;
+                c + 1
+            } else {
+                let extra = u16::from_le_bytes([*data.get(p + 1)?, *data.get(p + 2)?]);
+                p += 3;
+                128 + extra as usize
+            };
+            if k < pos + len {
+                return data.get(p).copied();
+            }
+            p += 1;
+            pos += len;
+        }
+    }
+}
+
 /// FNV-1a, 64 bits: enough to tell a damaged or truncated slice from a sound one.
 pub fn checksum(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -209,5 +305,34 @@ mod tests {
         let runs = [vec![1u8; 2000], vec![DONT_CARE; 1000], vec![1u8; 1096]].concat();
         let (_, data) = encode(&runs);
         assert!(data.len() <= 3, "{}", data.len());
+    }
+    #[test]
+    fn coded_byte_blocks_give_back_every_byte_that_matters() {
+        let mut rng = 99u64;
+        let mut values: Vec<u16> = Vec::new();
+        while values.len() < 2 * BLOCK + 555 {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let v = match (rng >> 20) % 5 {
+                0 => BYTE_DONT_CARE,
+                _ => ((rng >> 33) % 256) as u16,
+            };
+            let len = [1, 2, 5, 130, 700][((rng >> 45) % 5) as usize];
+            values.extend(std::iter::repeat_n(v, len));
+        }
+        let (offsets, data) = encode_bytes(&values);
+        assert_eq!(offsets.len(), values.len().div_ceil(BLOCK) + 1);
+        for (b, chunk) in values.chunks(BLOCK).enumerate() {
+            let coded = &data[offsets[b] as usize..offsets[b + 1] as usize];
+            for (k, &v) in chunk.iter().enumerate() {
+                if v != BYTE_DONT_CARE {
+                    assert_eq!(byte_at(coded, k), Some(v as u8), "block {b} position {k}");
+                }
+            }
+            // Past the block's end, or cut short: nothing, never a wrong value.
+            assert_eq!(byte_at(coded, chunk.len()), None);
+            assert_eq!(byte_at(&coded[..1], chunk.len() - 1), None);
+        }
     }
 }

@@ -19,6 +19,7 @@
 
 pub mod build;
 pub mod compress;
+pub mod distance;
 pub mod index;
 pub mod resume;
 
@@ -113,6 +114,10 @@ pub struct Database {
     tables: Vec<Option<Table>>,
     geo: Box<Geometry>,
     cache: Vec<Mutex<CachedBlock>>,
+    /// Distance to conversion of each slice of 2 to `distance_pieces` pieces (0: none),
+    /// coded bytes (see [`distance`]).
+    distances: Vec<Option<Table>>,
+    distance_pieces: usize,
 }
 
 impl std::fmt::Debug for Database {
@@ -195,6 +200,8 @@ impl Database {
                 })
                 .collect(),
             geo: Box::new(crate::with_egdb_board!(variant, P => Geometry::of::<P>())),
+            distances: vec![None; Slice::ID_LIMIT],
+            distance_pieces: 0,
         }
     }
 
@@ -402,6 +409,15 @@ impl Database {
             "total: {} bytes ({plain} at two bits a position)",
             self.bytes()
         ));
+        out.push(if self.distance_pieces == 0 {
+            "distance to conversion: none (tammi egdb distance writes FILE.dtc)".to_string()
+        } else {
+            format!(
+                "distance to conversion: 2 to {} pieces, {} bytes",
+                self.distance_pieces,
+                self.distance_bytes()
+            )
+        });
         out
     }
 
@@ -528,11 +544,15 @@ impl Database {
             .map_err(|_| bad(&format!("unknown variant {:?}", name.trim())))?;
         let n = header[MAGIC.len() + NAME_BYTES] as usize;
         check_request(variant, n).map_err(|e| bad(&format!("{e:#}")))?;
+        let distance = distance::distance_path(path);
         Ok(Unread {
             file: f,
             db: Database::empty(variant, n),
             path: path.to_path_buf(),
             left: size - header.len() as u64,
+            distance: std::fs::symlink_metadata(&distance)
+                .is_ok()
+                .then_some(distance),
         })
     }
 }
@@ -567,6 +587,8 @@ pub struct Unread {
     path: std::path::PathBuf,
     /// Bytes of the file after the header.
     left: u64,
+    /// The distance file beside it (`FILE.dtc`), if there is one, to read with it.
+    distance: Option<std::path::PathBuf>,
 }
 
 impl Unread {
@@ -580,7 +602,19 @@ impl Unread {
         self.db.variant
     }
 
-    /// Read the tables.
+    /// The distance file that [`Unread::read`] will read with the tables, if any.
+    pub fn distance_file(&self) -> Option<&Path> {
+        self.distance.as_deref()
+    }
+
+    /// Read the tables without the distance file beside them (to build a new one).
+    pub fn without_distances(mut self) -> Unread {
+        self.distance = None;
+        self
+    }
+
+    /// Read the tables, and the distance file beside them if there is one: a damaged
+    /// distance file fails the whole read (remove it, or build it again).
     pub fn read(mut self) -> Result<Database> {
         let mut db = self.db;
         for slice in all_slices(db.max_pieces) {
@@ -602,6 +636,15 @@ impl Unread {
                 self.left
             );
         }
+        if let Some(d) = &self.distance {
+            db.load_distances(d).with_context(|| {
+                format!(
+                    "the distance file beside {} (remove it, or write it again with tammi \
+                     egdb distance)",
+                    self.path.display()
+                )
+            })?;
+        }
         Ok(db)
     }
 }
@@ -616,8 +659,20 @@ fn write_section(
     offsets: &[u32],
     data: &[u8],
 ) -> std::io::Result<()> {
+    write_tagged_section(f, SECTION, slice, positions, offsets, data)
+}
+
+/// [`write_section`] with another four-byte tag than `SLCE` (the distance file's).
+fn write_tagged_section(
+    f: &mut impl Write,
+    tag: &[u8],
+    slice: &Slice,
+    positions: u64,
+    offsets: &[u32],
+    data: &[u8],
+) -> std::io::Result<()> {
     let mut head = Vec::with_capacity(24 + 4 * offsets.len());
-    head.extend_from_slice(SECTION);
+    head.extend_from_slice(tag);
     head.extend_from_slice(&[slice.men[0], slice.kings[0], slice.men[1], slice.kings[1]]);
     head.extend_from_slice(&positions.to_le_bytes());
     head.extend_from_slice(&((offsets.len() - 1) as u32).to_le_bytes());
@@ -638,10 +693,21 @@ fn read_section(
     slice: &Slice,
     left: u64,
 ) -> std::result::Result<(Table, u64), String> {
+    read_tagged_section(f, SECTION, geo, slice, left)
+}
+
+/// [`read_section`] of a section tagged `tag`.
+fn read_tagged_section(
+    f: &mut impl Read,
+    tag: &[u8],
+    geo: &Geometry,
+    slice: &Slice,
+    left: u64,
+) -> std::result::Result<(Table, u64), String> {
     let truncated = |_| "truncated".to_string();
     let mut head = vec![0u8; 24];
     f.read_exact(&mut head).map_err(truncated)?;
-    if &head[..4] != SECTION {
+    if &head[..4] != tag {
         return Err("no section header where one should start".into());
     }
     let counts = [slice.men[0], slice.kings[0], slice.men[1], slice.kings[1]];
