@@ -492,3 +492,168 @@ fn a_root_in_the_database_reports_its_value() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_command_line_writes_reads_and_refuses_distances() {
+    let dir = scratch("dtc-cli");
+    let path = three_piece_db(&dir);
+    let db = path.to_str().unwrap();
+    let dtc = dir.join("english3.egdb.dtc");
+    let (code, stdout, err) = tammi(&["egdb", "distance", "--db", db]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("distances of 2 to 3 pieces"), "{stdout}");
+    assert!(err.contains("longest"), "progress on stderr: {err}");
+    assert!(dtc.is_file());
+    // Probe and info read FILE.dtc beside the database by themselves.
+    let probe = |fen: &str| tammi(&["egdb", "probe", "--db", db, "--fen", fen]);
+    let (code, win, err) = probe("W:WK18,K19:BK1");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        win.starts_with("win for white (to move), conversion in ") && win.contains(" plies"),
+        "{win}"
+    );
+    // Black to move after White's best move: one ply less.
+    let plies = |s: &str| -> u32 {
+        s.split("conversion in ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(plies(&win) >= 2, "{win}");
+    assert_eq!(probe("W:WK18:BK1").1.trim(), "draw");
+    let (code, stdout, _) = tammi(&["egdb", "info", "--db", db]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("distance to conversion: 2 to 3 pieces"),
+        "{stdout}"
+    );
+    // Bad requests: a clear error, no panic, nothing written.
+    let (code, _, err) = tammi(&["egdb", "distance", "--db", db, "--pieces", "4"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--pieces 4") && err.contains("2 to 3"),
+        "{err}"
+    );
+    let missing = dir.join("nowhere/x.dtc");
+    let (code, _, err) = tammi(&[
+        "egdb",
+        "distance",
+        "--db",
+        db,
+        "--out",
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot create"), "{err}");
+    let (code, _, err) = tammi(&["egdb", "distance", "--db", db, "--out", db]);
+    assert_eq!(code, 2);
+    assert!(err.contains("the database itself"), "{err}");
+    // A damaged or cut distance file is refused, by the tools and by the engine.
+    let good = std::fs::read(&dtc).unwrap();
+    let mut bad = good.clone();
+    let at = bad.len() / 2;
+    bad[at] ^= 1;
+    for damaged in [bad, good[..good.len() - 3].to_vec()] {
+        std::fs::write(&dtc, &damaged).unwrap();
+        let (code, _, err) = probe("W:WK18,K19:BK1");
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("not a sound tammi distance file"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+        let err = Engine::new(EngineOptions {
+            hash_mb: 8,
+            egdb: Some(path.clone()),
+            ..EngineOptions::default()
+        })
+        .unwrap_err();
+        assert!(err.contains("english3.egdb.dtc"), "{err}");
+    }
+    // Written again over the damaged one (which is not read for that).
+    let (code, _, err) = tammi(&["egdb", "distance", "--db", db]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read(&dtc).unwrap(), good);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// With FILE.dtc beside the database, a won root plays a move that converts soonest and
+/// a lost one a move that holds out longest; the search alone (a depth-1 search probes
+/// only smaller slices) would choose among the equally won moves by the evaluation.
+#[test]
+fn with_distances_the_root_converts_soonest_and_defends_longest() {
+    use tammi::notation::{format_hub_move, parse_fen};
+    use tammi::rules::{Board, English, Position};
+
+    let dir = scratch("dtc-root");
+    let path = three_piece_db(&dir);
+    let (code, _, err) = tammi(&["egdb", "distance", "--db", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let db = Database::load(&path).unwrap();
+    assert_eq!(db.distance_pieces(), 3);
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 8,
+        egdb: Some(path.clone()),
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    let (mut won, mut lost) = (0, 0);
+    let mut list = Vec::new();
+    // Two kings against one, both sides to move: a sample of the placements.
+    for a in 1..=32u32 {
+        for b in (a + 1)..=32u32 {
+            for c in 1..=32u32 {
+                if c == a || c == b || (a * 7 + b * 3 + c) % 5 != 0 {
+                    continue;
+                }
+                for side in ['W', 'B'] {
+                    let fen = format!("{side}:WK{a},K{b}:BK{c}");
+                    let pos: Position<English> = parse_fen(&fen).unwrap();
+                    let value = db.probe(&pos).unwrap();
+                    if value == tammi::egdb::Wld::Draw {
+                        continue;
+                    }
+                    pos.generate(&mut list);
+                    // The moves that keep the value: to a position lost (won) for the
+                    // opponent.
+                    let after = if value == tammi::egdb::Wld::Win {
+                        tammi::egdb::Wld::Loss
+                    } else {
+                        tammi::egdb::Wld::Win
+                    };
+                    let keeps: Vec<_> = list
+                        .iter()
+                        .filter(|m| db.probe(&pos.play(m)) == Some(after))
+                        .collect();
+                    let d: Vec<u8> = keeps
+                        .iter()
+                        .map(|m| db.move_distance(&pos, m).unwrap())
+                        .collect();
+                    let want = if value == tammi::egdb::Wld::Win {
+                        *d.iter().min().unwrap()
+                    } else {
+                        *d.iter().max().unwrap()
+                    };
+                    if d.iter().all(|&x| x == want) {
+                        continue; // nothing to choose
+                    }
+                    engine.set_position(Variant::English, &fen, &[]).unwrap();
+                    let played = engine.think(Limits::depth(1), |_| {}).best.unwrap();
+                    let i = keeps
+                        .iter()
+                        .position(|mv| format_hub_move::<Position<English>>(mv) == played)
+                        .unwrap_or_else(|| panic!("{fen}: {played} lets the value go"));
+                    assert_eq!(d[i], want, "{fen}: {played} of {d:?}");
+                    if value == tammi::egdb::Wld::Win {
+                        won += 1;
+                    } else {
+                        lost += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(won > 100 && lost > 100, "{won} {lost}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
