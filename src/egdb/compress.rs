@@ -154,15 +154,16 @@ pub fn decode_block(data: &[u8], out: &mut [u8]) -> bool {
 
 /// A byte value whose stored value does not matter, for [`encode_bytes`].
 pub const BYTE_DONT_CARE: u16 = u16::MAX;
-/// A byte run shorter than this is cheaper as part of a literal (a run costs two bytes).
-const MIN_BYTE_RUN: usize = 3;
 
 /// Code byte `values` (0..=255 or [`BYTE_DONT_CARE`]) in blocks of [`BLOCK`], as
-/// [`encode`] does two-bit ones: the distance tables' form. Codes, one byte each, then
-/// their payload:
-/// - `c` < 128: `c + 1` literal bytes follow;
-/// - `128 | c`: a run of `c + 1` positions (`c` < 127), or with `c` = 127 of
-///   `128 + u16` (little-endian, next two bytes), then the run's value (one byte).
+/// [`encode`] does two-bit ones: the distance tables' form. Most distances are small
+/// (1 and 2 make up most of english's 5 pieces), so literals come in three widths.
+/// Codes, one byte each, then their payload:
+/// - `00cccccc`: `c + 1` values of two bits (0 to 3), four to a byte;
+/// - `01cccccc`: `c + 1` values of four bits (0 to 15), two to a byte;
+/// - `10cccccc`: `c + 1` values of a byte each;
+/// - `11cccccc`: a run of `c + 1` positions (`c` < 63), or with `c` = 63 of `64 + u16`
+///   (little-endian, next two bytes), then the run's value (one byte).
 pub fn encode_bytes(values: &[u16]) -> (Vec<u32>, Vec<u8>) {
     let mut offsets = Vec::with_capacity(values.len().div_ceil(BLOCK) + 1);
     let mut data = Vec::new();
@@ -174,16 +175,26 @@ pub fn encode_bytes(values: &[u16]) -> (Vec<u32>, Vec<u8>) {
     (offsets, data)
 }
 
+/// Bits a literal of `v` needs: 2, 4 or 8.
+fn width(v: u8) -> usize {
+    match v {
+        0..=3 => 2,
+        4..=15 => 4,
+        _ => 8,
+    }
+}
+
+/// The shortest run worth its two bytes, for a value of this width.
+fn min_run(width: usize) -> usize {
+    16 / width + 2
+}
+
 fn encode_byte_block(v: &[u16], out: &mut Vec<u8>) {
-    let mut literal: Vec<u8> = Vec::with_capacity(128);
-    let flush = |literal: &mut Vec<u8>, out: &mut Vec<u8>| {
-        if !literal.is_empty() {
-            out.push((literal.len() - 1) as u8);
-            out.append(literal);
-        }
-    };
+    let mut literal: Vec<u8> = Vec::new();
     let mut i = 0;
     while i < v.len() {
+        // The run from i: the first value that matters, then everything equal to it or
+        // not mattering.
         let value = v[i..]
             .iter()
             .copied()
@@ -195,25 +206,70 @@ fn encode_byte_block(v: &[u16], out: &mut Vec<u8>) {
             j += 1;
         }
         let run = j - i;
-        if run >= MIN_BYTE_RUN || j == v.len() {
-            flush(&mut literal, out);
-            if run < 128 {
-                out.push(0x80 | (run - 1) as u8);
+        if run >= min_run(width(value as u8)) || j == v.len() {
+            write_literals(&literal, out);
+            literal.clear();
+            if run < 64 {
+                out.push(0xc0 | (run - 1) as u8);
             } else {
                 out.push(0xff);
-                out.extend_from_slice(&((run - 128) as u16).to_le_bytes());
+                out.extend_from_slice(&((run - 64) as u16).to_le_bytes());
             }
             out.push(value as u8);
             i = j;
         } else {
-            literal.push(if v[i] == BYTE_DONT_CARE { value } else { v[i] } as u8);
-            if literal.len() == 128 {
-                flush(&mut literal, out);
-            }
+            // A don't-care takes the narrowest width.
+            literal.push(if v[i] == BYTE_DONT_CARE {
+                0
+            } else {
+                v[i] as u8
+            });
             i += 1;
         }
     }
-    flush(&mut literal, out);
+    write_literals(&literal, out);
+}
+
+/// Write `values` as literal codes of at most 64 values each, each code as narrow as its
+/// widest value allows, cut where the total is least (a shortest path over the cuts).
+fn write_literals(values: &[u8], out: &mut Vec<u8>) {
+    let n = values.len();
+    if n == 0 {
+        return;
+    }
+    // best[i]: the fewest bytes for values[i..], and the length of its first code.
+    let mut best = vec![(0usize, 0usize); n + 1];
+    for i in (0..n).rev() {
+        let mut w = 0;
+        best[i] = (usize::MAX, 0);
+        for len in 1..=64.min(n - i) {
+            w = w.max(width(values[i + len - 1]));
+            let cost = 1 + (len * w).div_ceil(8) + best[i + len].0;
+            if cost < best[i].0 {
+                best[i] = (cost, len);
+            }
+        }
+    }
+    let mut i = 0;
+    while i < n {
+        let len = best[i].1;
+        let part = &values[i..i + len];
+        let w = part.iter().map(|&x| width(x)).max().unwrap_or(2);
+        let (code, per_byte) = match w {
+            2 => (0x00, 4),
+            4 => (0x40, 2),
+            _ => (0x80, 1),
+        };
+        out.push(code | (len - 1) as u8);
+        for chunk in part.chunks(per_byte) {
+            let mut b = 0u8;
+            for (k, &x) in chunk.iter().enumerate() {
+                b |= x << (w * k);
+            }
+            out.push(b);
+        }
+        i += len;
+    }
 }
 
 /// The byte at position `k` of the block coded by [`encode_bytes`] in `data` (which
@@ -222,22 +278,25 @@ pub fn byte_at(data: &[u8], k: usize) -> Option<u8> {
     let (mut pos, mut p) = (0, 0);
     loop {
         let b = *data.get(p)?;
-        if b < 0x80 {
-            let n = b as usize + 1;
+        let c = (b & 0x3f) as usize;
+        if b < 0xc0 {
+            let w = [2, 4, 8][(b >> 6) as usize];
+            let n = c + 1;
             if k < pos + n {
-                return data.get(p + 1 + k - pos).copied();
+                let at = (k - pos) * w;
+                let byte = *data.get(p + 1 + at / 8)?;
+                return Some(((byte as u16 >> (at % 8)) & ((1 << w) - 1)) as u8);
             }
-            p += 1 + n;
+            p += 1 + (n * w).div_ceil(8);
             pos += n;
         } else {
-            let c = (b & 0x7f) as usize;
-            let len = if c < 127 {
+            let len = if c < 63 {
                 p += 1;
                 c + 1
             } else {
                 let extra = u16::from_le_bytes([*data.get(p + 1)?, *data.get(p + 2)?]);
                 p += 3;
-                128 + extra as usize
+                64 + extra as usize
             };
             if k < pos + len {
                 return data.get(p).copied();
@@ -314,11 +373,14 @@ mod tests {
             rng = rng
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
+            // Don't-cares, and values of every literal width.
             let v = match (rng >> 20) % 5 {
                 0 => BYTE_DONT_CARE,
+                1 => ((rng >> 33) % 4) as u16,
+                2 => ((rng >> 33) % 16) as u16,
                 _ => ((rng >> 33) % 256) as u16,
             };
-            let len = [1, 2, 5, 130, 700][((rng >> 45) % 5) as usize];
+            let len = [1, 1, 2, 5, 9, 130, 700][((rng >> 45) % 7) as usize];
             values.extend(std::iter::repeat_n(v, len));
         }
         let (offsets, data) = encode_bytes(&values);

@@ -28,13 +28,20 @@
 //! un-moves, [`super::build::for_each_predecessor`], keeping those where a king moved):
 //! a lost position at `d` makes its won predecessors `d + 1` (the first reached is the
 //! least), and a won one counts down its lost predecessors' king moves, the last one
-//! deciding `d + 1` (the greatest). Positions where the side to move must capture are
-//! left out of the file, like the win/loss/draw ones: all their moves convert, so their
-//! distance is 1.
+//! deciding `d + 1` (the greatest).
 //!
-//! Stored beside the database as `FILE.dtc` (see [`distance_path`]): a header naming the
-//! variant and the largest piece count, then each slice's White-to-move distances coded
-//! in blocks ([`compress::encode_bytes`]) in a section with its checksum.
+//! Distances of 1 and 2 (92% of english's 5-piece won and lost positions, and every
+//! position where the side to move must capture, whose moves all convert) are left out
+//! of the file and found when probed by a two-ply search over the win/loss/draw probes:
+//! a winning conversion at once, or a move to where the other side has only conversions.
+//! The file holds the longer ones, which are what the draw rules are about; this keeps it
+//! a fraction of the size (english 5 pieces: see the README).
+//!
+//! Stored beside the database as `FILE.dtc` (see [`distance_path`]): a header (magic line,
+//! the variant's name in 16 bytes, the largest piece count, and the distance up to which
+//! positions are searched rather than stored), then each slice's White-to-move distances
+//! coded in blocks ([`compress::encode_bytes`]) in a section tagged `DIST` with its
+//! checksum, as the database's slices are.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -52,6 +59,9 @@ use crate::rules::{Bits, Board, Color, Move, Variant};
 
 /// A stored distance meaning "this many plies or more".
 pub const FAR: u8 = 255;
+/// Distances up to this are found by a search when probed, not stored (most are: of
+/// english's 5 pieces, 92 of every 100 won or lost positions have 1 or 2).
+const SEARCHED: u8 = 2;
 const MAGIC: &[u8] = b"tammi distance to conversion v1\n";
 const SECTION: &[u8] = b"DIST";
 /// Positions per parallel work unit.
@@ -273,17 +283,15 @@ impl Database {
                 .filter(|&d| d != NONE)
                 .max()
                 .unwrap_or(0);
-            // White to move; capture positions are resolved when probed.
-            let white: Vec<u16> = (0..dist.len() / 2)
-                .into_par_iter()
-                .map(|i| {
-                    let d = dist[2 * i];
-                    match geo.decode(slice, 2 * i as u64) {
-                        Some(sq) if d != NONE && !geo.position::<P>(&sq).has_capture() => {
-                            d.min(FAR as u16)
-                        }
-                        _ => BYTE_DONT_CARE,
-                    }
+            // White to move; the short distances (every capture position's among them)
+            // are found by a search when probed.
+            let white: Vec<u16> = dist
+                .iter()
+                .step_by(2)
+                .map(|&d| match d {
+                    NONE => BYTE_DONT_CARE,
+                    d if d <= SEARCHED as u16 => BYTE_DONT_CARE,
+                    d => d.min(FAR as u16),
                 })
                 .collect();
             let (offsets, data) = compress::encode_bytes(&white);
@@ -321,11 +329,12 @@ impl Database {
         if pos.pieces(pos.side()).is_empty() {
             return Some(0);
         }
-        if self.probe(pos)? == Wld::Draw {
-            return None;
-        }
-        if pos.has_capture() {
-            return Some(1);
+        let won = match self.probe(pos)? {
+            Wld::Draw => return None,
+            v => v == Wld::Win,
+        };
+        if let Some(d) = self.searched_distance(pos, won, SEARCHED) {
+            return Some(d);
         }
         let sq = self.geo.squares(pos);
         let white = if sq.side == Color::White {
@@ -339,6 +348,45 @@ impl Database {
         let i = self.geo.index(&white) as usize / 2;
         let coded = data.get(offsets[i / BLOCK] as usize..offsets[i / BLOCK + 1] as usize)?;
         compress::byte_at(coded, i % BLOCK)
+    }
+
+    /// The distance of `pos`, won or lost as `won` says, if it is at most `limit`: found
+    /// by searching the moves by the definition (see the module doc) with the
+    /// win/loss/draw probes. Two plies decide most positions of every slice: a winning
+    /// conversion at once (1), or a move to a position whose side has nothing but
+    /// conversions (2); the file holds only the others.
+    fn searched_distance<P: Board>(&self, pos: &P, won: bool, limit: u8) -> Option<u8> {
+        // Probed at the root only (a few times a search): a new list is cheap enough.
+        let mut moves = Vec::new();
+        pos.generate(&mut moves);
+        if moves.is_empty() {
+            return Some(0);
+        }
+        if limit == 0 {
+            return None;
+        }
+        if won {
+            let mut best: Option<u8> = None;
+            for m in &moves {
+                let after = pos.play(m);
+                if self.probe(&after) != Some(Wld::Loss) {
+                    continue;
+                }
+                if is_conversion(pos, m) {
+                    return Some(1);
+                }
+                if let Some(d) = self.searched_distance(&after, false, limit - 1) {
+                    best = Some(best.map_or(d, |b| b.min(d)));
+                }
+            }
+            best.map(|d| d + 1)
+        } else {
+            let mut worst = 0;
+            for m in moves.iter().filter(|m| !is_conversion(pos, m)) {
+                worst = worst.max(self.searched_distance(&pos.play(m), true, limit - 1)?);
+            }
+            Some(worst + 1)
+        }
     }
 
     /// The distance `m` scores for the side playing it from `pos`: 0 for a conversion,
@@ -364,7 +412,7 @@ impl Database {
         let write = |f: &mut std::io::BufWriter<std::fs::File>| -> std::io::Result<()> {
             f.write_all(MAGIC)?;
             f.write_all(format!("{:<NAME_BYTES$}", self.variant.name()).as_bytes())?;
-            f.write_all(&[self.distance_pieces as u8])?;
+            f.write_all(&[self.distance_pieces as u8, SEARCHED])?;
             for slice in all_slices(self.distance_pieces) {
                 let Some(Table::Coded { offsets, data }) = &self.distances[slice.id()] else {
                     panic!("{slice:?} has no distances");
@@ -399,7 +447,7 @@ impl Database {
             .with_context(|| format!("reading the distance file {}", path.display()))?;
         let mut left = meta.len();
         let mut f = std::io::BufReader::new(file);
-        let mut header = vec![0u8; MAGIC.len() + NAME_BYTES + 1];
+        let mut header = vec![0u8; MAGIC.len() + NAME_BYTES + 2];
         if f.read_exact(&mut header).is_err() || !header.starts_with(MAGIC) {
             return Err(bad("wrong header"));
         }
@@ -416,6 +464,13 @@ impl Database {
             )));
         }
         let n = header[MAGIC.len() + NAME_BYTES] as usize;
+        let searched = header[MAGIC.len() + NAME_BYTES + 1];
+        if searched != SEARCHED {
+            return Err(bad(&format!(
+                "distances up to {searched} left to search, this tammi searches up to \
+                 {SEARCHED} (write the file again)"
+            )));
+        }
         if !(2..=self.max_pieces).contains(&n) {
             return Err(bad(&format!(
                 "distances of 2 to {n} pieces, the database holds 2 to {}",
@@ -653,7 +708,7 @@ mod tests {
                 "{cut}: {err}"
             );
         }
-        for at in (MAGIC.len() + NAME_BYTES + 1..bytes.len()).step_by(37) {
+        for at in (MAGIC.len() + NAME_BYTES..bytes.len()).step_by(37) {
             let mut bad = bytes.clone();
             bad[at] ^= 0x04;
             let err = refused(&bad);

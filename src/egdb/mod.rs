@@ -15,7 +15,9 @@
 //! names its variant, and a database is only ever probed for positions of that variant.
 //! The values ignore the draw counters (e.g. english's 40-move rule): like every
 //! draughts database, they say what perfect play reaches, and the search keeps the
-//! counters. There is no distance to the win yet.
+//! counters; the distance to conversion ([`distance`], a file of its own beside the
+//! database) lets the engine's root choose, among the moves that keep a win, one that
+//! converts soonest, so that a won ending is won within those counters.
 
 pub mod build;
 pub mod compress;
@@ -398,9 +400,18 @@ impl Database {
                 .map(|s| self.tables[s.id()].as_ref().map_or(0, Table::bytes))
                 .sum();
             let plain: usize = of_n.iter().map(|s| stored_len(&self.geo, s)).sum();
+            let distances: usize = of_n
+                .iter()
+                .map(|s| self.distances[s.id()].as_ref().map_or(0, Table::bytes))
+                .sum();
+            let distances = if n <= self.distance_pieces {
+                format!(", distances {distances} bytes")
+            } else {
+                String::new()
+            };
             out.push(format!(
                 "{n} pieces: {} slices, {positions} indices (White to move), {bytes} bytes \
-                 ({plain} at two bits a position)",
+                 ({plain} at two bits a position){distances}",
                 of_n.len()
             ));
         }
@@ -547,7 +558,7 @@ impl Database {
         let distance = distance::distance_path(path);
         Ok(Unread {
             file: f,
-            db: Database::empty(variant, n),
+            db: Box::new(Database::empty(variant, n)),
             path: path.to_path_buf(),
             left: size - header.len() as u64,
             distance: std::fs::symlink_metadata(&distance)
@@ -582,8 +593,9 @@ fn special_file_kind(t: &std::fs::FileType) -> &'static str {
 /// (see [`Database::open`]).
 pub struct Unread {
     file: std::io::BufReader<std::fs::File>,
-    /// The database, its tables not read yet.
-    db: Database,
+    /// The database, its tables not read yet (boxed: an `Unread` travels in the engine's
+    /// messages, which stay small).
+    db: Box<Database>,
     path: std::path::PathBuf,
     /// Bytes of the file after the header.
     left: u64,
@@ -616,7 +628,7 @@ impl Unread {
     /// Read the tables, and the distance file beside them if there is one: a damaged
     /// distance file fails the whole read (remove it, or build it again).
     pub fn read(mut self) -> Result<Database> {
-        let mut db = self.db;
+        let mut db = *self.db;
         for slice in all_slices(db.max_pieces) {
             let (table, len) =
                 read_section(&mut self.file, &db.geo, &slice, self.left).map_err(|why| {
