@@ -657,3 +657,110 @@ fn with_distances_the_root_converts_soonest_and_defends_longest() {
     assert!(won > 100 && lost > 100, "{won} {lost}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Play `start` out with `engine` on both sides (depth 6 a move), keeping english's
+/// 40-move rule (80 plies without a capture or a man's move) and threefold repetition:
+/// "win" if the side to move at the start wins, else how it ended.
+fn play_out_english(
+    engine: &mut Engine,
+    start: &tammi::rules::Position<tammi::rules::English>,
+) -> &'static str {
+    use tammi::notation::{format_hub_move, write_fen};
+    use tammi::rules::Notation;
+    use tammi::rules::{Bits, Board, English, Position};
+    let fen = write_fen(start, Notation::Numeric);
+    engine.new_game();
+    let (mut pos, mut moves, mut quiet) = (*start, Vec::new(), 0);
+    let mut seen = std::collections::HashMap::new();
+    let mut list = Vec::new();
+    for ply in 0..400 {
+        pos.generate(&mut list);
+        if list.is_empty() {
+            return if ply % 2 == 1 { "win" } else { "loss" };
+        }
+        if quiet >= 80 {
+            return "draw by the 40-move rule";
+        }
+        let seen_here = seen.entry(pos.hash()).or_insert(0);
+        *seen_here += 1;
+        if *seen_here == 3 {
+            return "draw by repetition";
+        }
+        engine.set_position(Variant::English, &fen, &moves).unwrap();
+        let best = engine.think(Limits::depth(6), |_| {}).best.unwrap();
+        let m = *list
+            .iter()
+            .find(|m| format_hub_move::<Position<English>>(m) == best)
+            .unwrap();
+        let man = (pos.kings() & <Position<English> as Board>::B::bit(m.from as u32)).is_empty();
+        if m.is_capture() || man {
+            quiet = 0;
+            seen.clear();
+        } else {
+            quiet += 1;
+        }
+        pos = pos.play(&m);
+        moves.push(best);
+    }
+    "unfinished"
+}
+
+/// The point of the distances: from won 4-piece english positions far from conversion,
+/// the engine with FILE.dtc on both sides wins every game within the 40-move rule.
+#[test]
+fn with_distances_long_wins_are_won_within_the_40_move_rule() {
+    use tammi::egdb::index::{Geometry, Slice};
+    use tammi::rules::{English, Position};
+    type P = Position<English>;
+    let dir = scratch("dtc-play");
+    let path = dir.join("english4.egdb");
+    let mut db = Database::build(Variant::English, 4, |_, _, _| {}).unwrap();
+    db.save(&path).unwrap();
+    db.build_distances(4, |_| {}).unwrap();
+    db.save_distances(&tammi::egdb::distance::distance_path(&path))
+        .unwrap();
+    let geo = Geometry::of::<P>();
+    let mut starts = Vec::new();
+    for slice in Slice::with_pieces(4) {
+        let mut got = 0;
+        for i in (0..geo.size(&slice)).step_by(2 * 13) {
+            let Some(sq) = geo.decode(&slice, i) else {
+                continue;
+            };
+            let pos: P = geo.position(&sq);
+            if got < 6
+                && db.probe(&pos) == Some(tammi::egdb::Wld::Win)
+                && db.distance(&pos).is_some_and(|d| d >= 16)
+            {
+                starts.push(pos);
+                got += 1;
+            }
+        }
+    }
+    assert!(starts.len() >= 10, "{}", starts.len());
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 16,
+        egdb: Some(path.clone()),
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    for start in &starts {
+        let fen = tammi::notation::write_fen(start, tammi::rules::Notation::Numeric);
+        assert_eq!(play_out_english(&mut engine, start), "win", "{fen}");
+    }
+    // Without the distances, for the record (not a requirement: the search may get
+    // there by itself).
+    std::fs::remove_file(tammi::egdb::distance::distance_path(&path)).unwrap();
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 16,
+        egdb: Some(path.clone()),
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    let wins = starts
+        .iter()
+        .filter(|s| play_out_english(&mut engine, s) == "win")
+        .count();
+    eprintln!("without distances: {wins} of {} won", starts.len());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
