@@ -95,7 +95,8 @@ pub enum EgdbCommand {
         #[arg(long)]
         fen: String,
     },
-    /// Check random positions of a database against their successors' values.
+    /// Check random positions of a database against their successors' values (and
+    /// distances, when FILE.dtc is beside it).
     Verify {
         /// Database file written by `tammi egdb build`.
         #[arg(long)]
@@ -207,7 +208,7 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
                     part.display()
                 )
             })?;
-            db.build_distances(pieces, |p| {
+            let built = db.build_distances(pieces, |p| {
                 let s = p.slice;
                 eprintln!(
                     "slice {}/{}: white {}+{}K, black {}+{}K  longest {} plies  {:.1} s",
@@ -220,8 +221,11 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
                     p.longest,
                     start.elapsed().as_secs_f64()
                 );
-            })?;
-            db.save_distances(&out)?;
+            });
+            if let Err(e) = built.and_then(|()| db.save_distances(&out)) {
+                let _ = std::fs::remove_file(&part);
+                return Err(e);
+            }
             println!(
                 "{}: {}, distances of 2 to {pieces} pieces, {} bytes, built in {:.1} s",
                 out.display(),
@@ -282,7 +286,17 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
                 v.inconsistent,
                 start.elapsed().as_secs_f64()
             );
-            Ok(if v.inconsistent == 0 { 0 } else { 1 })
+            if db.distance_pieces() > 0 {
+                println!(
+                    "distances: checked {} won or lost positions: {} inconsistent",
+                    v.distance_checked, v.distance_inconsistent
+                );
+            }
+            Ok(if v.inconsistent == 0 && v.distance_inconsistent == 0 {
+                0
+            } else {
+                1
+            })
         }
         EgdbCommand::Info { db } => {
             let db = Database::load(db)?;

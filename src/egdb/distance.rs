@@ -400,6 +400,33 @@ impl Database {
         }
     }
 
+    /// Whether the distance of `pos` (won or lost as `won` says) disagrees with its
+    /// moves' by the definition (see the module doc): what is wrong, if it does.
+    pub(crate) fn distance_disagrees<P: Board>(&self, pos: &P, won: bool) -> Option<String> {
+        let stored = self.distance(pos);
+        let mut moves = Vec::new();
+        pos.generate(&mut moves);
+        let mut implied: Option<u16> = None;
+        for m in &moves {
+            if won && self.probe(&pos.play(m)) != Some(Wld::Loss) {
+                continue;
+            }
+            let Some(d) = self.move_distance(pos, m) else {
+                return Some(format!("a move ({}) without a distance", m.from));
+            };
+            let d = d as u16 + 1;
+            implied = Some(match implied {
+                None => d,
+                Some(i) if won => i.min(d),
+                Some(i) => i.max(d),
+            });
+        }
+        // FAR is "that or more": one more than FAR is FAR.
+        let implied = implied.map_or(0, |d| d.min(FAR as u16)) as u8;
+        (stored != Some(implied))
+            .then(|| format!("stored distance {stored:?}, its moves give {implied}"))
+    }
+
     /// Write the distance tables to `path` (as `path.part`, renamed when whole).
     pub fn save_distances(&self, path: &Path) -> Result<()> {
         if self.distance_pieces == 0 {
@@ -667,6 +694,30 @@ mod tests {
             starts += 1;
         }
         assert!(starts > 10_000 && longest >= 15, "{starts} {longest}");
+    }
+
+    #[test]
+    fn verification_checks_distances_and_catches_wrong_ones() {
+        let mut db = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
+        db.build_distances(3, |_| {}).unwrap();
+        let v = db.verify(20_000, 3);
+        assert!(v.distance_checked > 1000, "{v:?}");
+        assert_eq!(v.distance_inconsistent, 0, "{:?}", v.examples);
+        // Two kings against one, every stored distance made 3: most are longer.
+        let slice = Slice::with_pieces(3)
+            .into_iter()
+            .find(|s| s.kings == [2, 1] && s.men == [0, 0])
+            .unwrap();
+        let n = db.geo.size(&slice) as usize / 2;
+        let (offsets, data) = compress::encode_bytes(&vec![3; n]);
+        db.distances[slice.id()] = Some(Table::Coded { offsets, data });
+        let v = db.verify(20_000, 3);
+        assert!(v.distance_inconsistent > 50, "{v:?}");
+        assert!(
+            v.examples.iter().any(|e| e.contains("stored distance")),
+            "{:?}",
+            v.examples
+        );
     }
 
     #[test]
