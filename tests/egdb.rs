@@ -492,3 +492,275 @@ fn a_root_in_the_database_reports_its_value() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_command_line_writes_reads_and_refuses_distances() {
+    let dir = scratch("dtc-cli");
+    let path = three_piece_db(&dir);
+    let db = path.to_str().unwrap();
+    let dtc = dir.join("english3.egdb.dtc");
+    let (code, stdout, err) = tammi(&["egdb", "distance", "--db", db]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("distances of 2 to 3 pieces"), "{stdout}");
+    assert!(err.contains("longest"), "progress on stderr: {err}");
+    assert!(dtc.is_file());
+    // Probe and info read FILE.dtc beside the database by themselves.
+    let probe = |fen: &str| tammi(&["egdb", "probe", "--db", db, "--fen", fen]);
+    let (code, win, err) = probe("W:WK18,K19:BK1");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        win.starts_with("win for white (to move), conversion in ") && win.contains(" plies"),
+        "{win}"
+    );
+    // Black to move after White's best move: one ply less.
+    let plies = |s: &str| -> u32 {
+        s.split("conversion in ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(plies(&win) >= 2, "{win}");
+    assert_eq!(probe("W:WK18:BK1").1.trim(), "draw");
+    let (code, stdout, _) = tammi(&["egdb", "info", "--db", db]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("distance to conversion: 2 to 3 pieces"),
+        "{stdout}"
+    );
+    // Bad requests: a clear error, no panic, nothing written.
+    let (code, _, err) = tammi(&["egdb", "distance", "--db", db, "--pieces", "4"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--pieces 4") && err.contains("2 to 3"),
+        "{err}"
+    );
+    let missing = dir.join("nowhere/x.dtc");
+    let (code, _, err) = tammi(&[
+        "egdb",
+        "distance",
+        "--db",
+        db,
+        "--out",
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot create"), "{err}");
+    let (code, _, err) = tammi(&["egdb", "distance", "--db", db, "--out", db]);
+    assert_eq!(code, 2);
+    assert!(err.contains("the database itself"), "{err}");
+    // A damaged or cut distance file is refused, by the tools and by the engine.
+    let good = std::fs::read(&dtc).unwrap();
+    let mut bad = good.clone();
+    let at = bad.len() / 2;
+    bad[at] ^= 1;
+    for damaged in [bad, good[..good.len() - 3].to_vec()] {
+        std::fs::write(&dtc, &damaged).unwrap();
+        let (code, _, err) = probe("W:WK18,K19:BK1");
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("not a sound tammi distance file"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+        let err = Engine::new(EngineOptions {
+            hash_mb: 8,
+            egdb: Some(path.clone()),
+            ..EngineOptions::default()
+        })
+        .unwrap_err();
+        assert!(err.contains("english3.egdb.dtc"), "{err}");
+    }
+    // Written again over the damaged one (which is not read for that).
+    let (code, _, err) = tammi(&["egdb", "distance", "--db", db]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read(&dtc).unwrap(), good);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// With FILE.dtc beside the database, a won root plays a move that converts soonest and
+/// a lost one a move that holds out longest; the search alone (a depth-1 search probes
+/// only smaller slices) would choose among the equally won moves by the evaluation.
+#[test]
+fn with_distances_the_root_converts_soonest_and_defends_longest() {
+    use tammi::notation::{format_hub_move, parse_fen};
+    use tammi::rules::{Board, English, Position};
+
+    let dir = scratch("dtc-root");
+    let path = three_piece_db(&dir);
+    let (code, _, err) = tammi(&["egdb", "distance", "--db", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let db = Database::load(&path).unwrap();
+    assert_eq!(db.distance_pieces(), 3);
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 8,
+        egdb: Some(path.clone()),
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    let (mut won, mut lost) = (0, 0);
+    let mut list = Vec::new();
+    // Two kings against one, both sides to move: a sample of the placements.
+    for a in 1..=32u32 {
+        for b in (a + 1)..=32u32 {
+            for c in 1..=32u32 {
+                if c == a || c == b || (a * 7 + b * 3 + c) % 5 != 0 {
+                    continue;
+                }
+                for side in ['W', 'B'] {
+                    let fen = format!("{side}:WK{a},K{b}:BK{c}");
+                    let pos: Position<English> = parse_fen(&fen).unwrap();
+                    let value = db.probe(&pos).unwrap();
+                    if value == tammi::egdb::Wld::Draw {
+                        continue;
+                    }
+                    pos.generate(&mut list);
+                    // The moves that keep the value: to a position lost (won) for the
+                    // opponent.
+                    let after = if value == tammi::egdb::Wld::Win {
+                        tammi::egdb::Wld::Loss
+                    } else {
+                        tammi::egdb::Wld::Win
+                    };
+                    let keeps: Vec<_> = list
+                        .iter()
+                        .filter(|m| db.probe(&pos.play(m)) == Some(after))
+                        .collect();
+                    let d: Vec<u8> = keeps
+                        .iter()
+                        .map(|m| db.move_distance(&pos, m).unwrap())
+                        .collect();
+                    let want = if value == tammi::egdb::Wld::Win {
+                        *d.iter().min().unwrap()
+                    } else {
+                        *d.iter().max().unwrap()
+                    };
+                    if d.iter().all(|&x| x == want) {
+                        continue; // nothing to choose
+                    }
+                    engine.set_position(Variant::English, &fen, &[]).unwrap();
+                    let played = engine.think(Limits::depth(1), |_| {}).best.unwrap();
+                    let i = keeps
+                        .iter()
+                        .position(|mv| format_hub_move::<Position<English>>(mv) == played)
+                        .unwrap_or_else(|| panic!("{fen}: {played} lets the value go"));
+                    assert_eq!(d[i], want, "{fen}: {played} of {d:?}");
+                    if value == tammi::egdb::Wld::Win {
+                        won += 1;
+                    } else {
+                        lost += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(won > 100 && lost > 100, "{won} {lost}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Play `start` out with `engine` on both sides (depth 6 a move), keeping english's
+/// 40-move rule (80 plies without a capture or a man's move) and threefold repetition:
+/// "win" if the side to move at the start wins, else how it ended.
+fn play_out_english(
+    engine: &mut Engine,
+    start: &tammi::rules::Position<tammi::rules::English>,
+) -> &'static str {
+    use tammi::notation::{format_hub_move, write_fen};
+    use tammi::rules::Notation;
+    use tammi::rules::{Bits, Board, English, Position};
+    let fen = write_fen(start, Notation::Numeric);
+    engine.new_game();
+    let (mut pos, mut moves, mut quiet) = (*start, Vec::new(), 0);
+    let mut seen = std::collections::HashMap::new();
+    let mut list = Vec::new();
+    for ply in 0..400 {
+        pos.generate(&mut list);
+        if list.is_empty() {
+            return if ply % 2 == 1 { "win" } else { "loss" };
+        }
+        if quiet >= 80 {
+            return "draw by the 40-move rule";
+        }
+        let seen_here = seen.entry(pos.hash()).or_insert(0);
+        *seen_here += 1;
+        if *seen_here == 3 {
+            return "draw by repetition";
+        }
+        engine.set_position(Variant::English, &fen, &moves).unwrap();
+        let best = engine.think(Limits::depth(6), |_| {}).best.unwrap();
+        let m = *list
+            .iter()
+            .find(|m| format_hub_move::<Position<English>>(m) == best)
+            .unwrap();
+        let man = (pos.kings() & <Position<English> as Board>::B::bit(m.from as u32)).is_empty();
+        if m.is_capture() || man {
+            quiet = 0;
+            seen.clear();
+        } else {
+            quiet += 1;
+        }
+        pos = pos.play(&m);
+        moves.push(best);
+    }
+    "unfinished"
+}
+
+/// The point of the distances: from won 4-piece english positions far from conversion,
+/// the engine with FILE.dtc on both sides wins every game within the 40-move rule.
+#[test]
+fn with_distances_long_wins_are_won_within_the_40_move_rule() {
+    use tammi::egdb::index::{Geometry, Slice};
+    use tammi::rules::{English, Position};
+    type P = Position<English>;
+    let dir = scratch("dtc-play");
+    let path = dir.join("english4.egdb");
+    let mut db = Database::build(Variant::English, 4, |_, _, _| {}).unwrap();
+    db.save(&path).unwrap();
+    db.build_distances(4, |_| {}).unwrap();
+    db.save_distances(&tammi::egdb::distance::distance_path(&path))
+        .unwrap();
+    let geo = Geometry::of::<P>();
+    let mut starts = Vec::new();
+    for slice in Slice::with_pieces(4) {
+        let mut got = 0;
+        for i in (0..geo.size(&slice)).step_by(2 * 13) {
+            let Some(sq) = geo.decode(&slice, i) else {
+                continue;
+            };
+            let pos: P = geo.position(&sq);
+            if got < 6
+                && db.probe(&pos) == Some(tammi::egdb::Wld::Win)
+                && db.distance(&pos).is_some_and(|d| d >= 16)
+            {
+                starts.push(pos);
+                got += 1;
+            }
+        }
+    }
+    assert!(starts.len() >= 10, "{}", starts.len());
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 16,
+        egdb: Some(path.clone()),
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    for start in &starts {
+        let fen = tammi::notation::write_fen(start, tammi::rules::Notation::Numeric);
+        assert_eq!(play_out_english(&mut engine, start), "win", "{fen}");
+    }
+    // Without the distances, for the record (not a requirement: the search may get
+    // there by itself).
+    std::fs::remove_file(tammi::egdb::distance::distance_path(&path)).unwrap();
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 16,
+        egdb: Some(path.clone()),
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    let wins = starts
+        .iter()
+        .filter(|s| play_out_english(&mut engine, s) == "win")
+        .count();
+    eprintln!("without distances: {wins} of {} won", starts.len());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

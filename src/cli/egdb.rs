@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+use crate::egdb::distance::{FAR, distance_path};
 use crate::egdb::resume::{BuildOptions, Built, partial_path};
 use crate::egdb::{Database, Wld, check_request};
 use crate::notation::parse_position;
@@ -20,7 +21,13 @@ take 1.6 MB and 5 seconds to build, 5 pieces 38 MB and 2.5 minutes, 6 pieces 679
 37 minutes (1.8 GB of memory while building). Give the file to the engine with
 `tammi analyze --egdb FILE` or the Hub option `egdb` (`tammi match --engine-option
 1:egdb=FILE`); the search then scores such positions exactly. `tammi egdb verify` checks
-random positions of a file against their successors (a sound file has none wrong).")]
+random positions of a file against their successors (a sound file has none wrong).
+
+`tammi egdb distance --db FILE` adds the distance to conversion (plies to the next
+capture or man move, best play; see `tammi egdb distance --help`) as FILE.dtc beside the
+database: the engine, `probe` and `info` read FILE.dtc whenever it is there, and with the
+root position won (lost) in the database the engine plays the move that converts soonest
+(holds out longest), so that a won ending is won within the draw rules.")]
 pub struct EgdbArgs {
     #[command(subcommand)]
     pub command: EgdbCommand,
@@ -53,7 +60,32 @@ pub enum EgdbCommand {
         #[arg(long, hide = true)]
         max_slices: Option<usize>,
     },
-    /// Print the database's value of a position (a FEN or Hub position of its variant).
+    /// Compute the distance to conversion of a database's won and lost positions and
+    /// write it beside the database as FILE.dtc.
+    ///
+    /// The distance of a won position is the fewest plies in which its side can play a
+    /// conversion (a capture or a man's move) that keeps the win, against the longest
+    /// defence; of a lost one, the most plies it can hold out. A separate command, not a
+    /// flag of `build`: it reads a finished database (any, including those built before
+    /// distances existed), each slice's distances depend only on the win/loss/draw values,
+    /// and the build's resumable file stays as it is.
+    Distance {
+        /// Database file written by `tammi egdb build`.
+        #[arg(long)]
+        db: PathBuf,
+        /// Output file: FILE.dtc by default, the name the engine looks for (another name
+        /// is not found by it).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Largest number of pieces with distances (the database's by default).
+        #[arg(long)]
+        pieces: Option<usize>,
+        /// Threads (all cores by default).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+        threads: Option<u64>,
+    },
+    /// Print the database's value of a position (a FEN or Hub position of its variant),
+    /// and its distance to conversion when FILE.dtc is beside the database.
     Probe {
         /// Database file written by `tammi egdb build`.
         #[arg(long)]
@@ -63,7 +95,8 @@ pub enum EgdbCommand {
         #[arg(long)]
         fen: String,
     },
-    /// Check random positions of a database against their successors' values.
+    /// Check random positions of a database against their successors' values (and
+    /// distances, when FILE.dtc is beside it).
     Verify {
         /// Database file written by `tammi egdb build`.
         #[arg(long)]
@@ -134,9 +167,77 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
             }
             Ok(0)
         }
+        EgdbCommand::Distance {
+            db: path,
+            out,
+            pieces,
+            threads,
+        } => {
+            if let Some(t) = threads {
+                let _ = rayon::ThreadPoolBuilder::new()
+                    .num_threads(*t as usize)
+                    .build_global();
+            }
+            let out = out.clone().unwrap_or_else(|| distance_path(path));
+            if out == *path {
+                bail!("--out {}: that is the database itself", out.display());
+            }
+            if std::fs::metadata(&out).is_ok_and(|m| !m.is_file()) {
+                bail!(
+                    "--out {}: exists and is not a regular file; expected a file name to write",
+                    out.display()
+                );
+            }
+            let start = Instant::now();
+            // Any old distance file is not read: it is the one being replaced.
+            let mut db = Database::open(path)?.without_distances().read()?;
+            let pieces = pieces.unwrap_or(db.max_pieces());
+            if !(2..=db.max_pieces()).contains(&pieces) {
+                bail!(
+                    "--pieces {pieces}: {} holds 2 to {} pieces",
+                    path.display(),
+                    db.max_pieces()
+                );
+            }
+            // Refuse an unwritable output before the work, not after it.
+            let part = crate::egdb::resume::partial_path(&out);
+            std::fs::File::create(&part).with_context(|| {
+                format!(
+                    "--out {}: cannot create {} (is the directory there and writable?)",
+                    out.display(),
+                    part.display()
+                )
+            })?;
+            let built = db.build_distances(pieces, |p| {
+                let s = p.slice;
+                eprintln!(
+                    "slice {}/{}: white {}+{}K, black {}+{}K  longest {} plies  {:.1} s",
+                    p.done,
+                    p.all,
+                    s.men[0],
+                    s.kings[0],
+                    s.men[1],
+                    s.kings[1],
+                    p.longest,
+                    start.elapsed().as_secs_f64()
+                );
+            });
+            if let Err(e) = built.and_then(|()| db.save_distances(&out)) {
+                let _ = std::fs::remove_file(&part);
+                return Err(e);
+            }
+            println!(
+                "{}: {}, distances of 2 to {pieces} pieces, {} bytes, built in {:.1} s",
+                out.display(),
+                db.variant(),
+                db.distance_bytes(),
+                start.elapsed().as_secs_f64()
+            );
+            Ok(0)
+        }
         EgdbCommand::Probe { db, fen } => {
             let db = Database::load(db)?;
-            let (v, side) = crate::with_egdb_board!(db.variant(), P => {
+            let (v, side, distance) = crate::with_egdb_board!(db.variant(), P => {
                 let pos: P = parse_position(fen)
                     .map_err(|e| anyhow::anyhow!("{e}"))
                     .with_context(|| format!("--fen (a {} position)", db.variant()))?;
@@ -147,13 +248,23 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
                         db.max_pieces()
                     );
                 }
-                (db.probe(&pos).expect("within the database"), pos.side().name())
+                (
+                    db.probe(&pos).expect("within the database"),
+                    pos.side().name(),
+                    db.distance(&pos),
+                )
             });
+            let distance = match distance {
+                Some(FAR) => format!(", conversion in {FAR} plies or more"),
+                Some(0) => ", no move left".to_string(),
+                Some(d) => format!(", conversion in {d} plies"),
+                None => String::new(),
+            };
             println!(
                 "{}",
                 match v {
-                    Wld::Win => format!("win for {side} (to move)"),
-                    Wld::Loss => format!("loss for {side} (to move)"),
+                    Wld::Win => format!("win for {side} (to move){distance}"),
+                    Wld::Loss => format!("loss for {side} (to move){distance}"),
                     Wld::Draw => "draw".to_string(),
                 }
             );
@@ -175,7 +286,17 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
                 v.inconsistent,
                 start.elapsed().as_secs_f64()
             );
-            Ok(if v.inconsistent == 0 { 0 } else { 1 })
+            if db.distance_pieces() > 0 {
+                println!(
+                    "distances: checked {} won or lost positions: {} inconsistent",
+                    v.distance_checked, v.distance_inconsistent
+                );
+            }
+            Ok(if v.inconsistent == 0 && v.distance_inconsistent == 0 {
+                0
+            } else {
+                1
+            })
         }
         EgdbCommand::Info { db } => {
             let db = Database::load(db)?;

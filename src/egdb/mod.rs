@@ -15,10 +15,13 @@
 //! names its variant, and a database is only ever probed for positions of that variant.
 //! The values ignore the draw counters (e.g. english's 40-move rule): like every
 //! draughts database, they say what perfect play reaches, and the search keeps the
-//! counters. There is no distance to the win yet.
+//! counters; the distance to conversion ([`distance`], a file of its own beside the
+//! database) lets the engine's root choose, among the moves that keep a win, one that
+//! converts soonest, so that a won ending is won within those counters.
 
 pub mod build;
 pub mod compress;
+pub mod distance;
 pub mod index;
 pub mod resume;
 
@@ -70,6 +73,10 @@ pub struct Verification {
     pub counts: [u64; 3],
     /// The first few inconsistent positions (FEN and values).
     pub examples: Vec<String>,
+    /// With distances loaded: won or lost positions (every eighth checked) whose
+    /// distance was checked against their successors', and those that disagree.
+    pub distance_checked: u64,
+    pub distance_inconsistent: u64,
 }
 
 const MAGIC: &[u8] = b"tammi endgame database v3\n";
@@ -113,6 +120,10 @@ pub struct Database {
     tables: Vec<Option<Table>>,
     geo: Box<Geometry>,
     cache: Vec<Mutex<CachedBlock>>,
+    /// Distance to conversion of each slice of 2 to `distance_pieces` pieces (0: none),
+    /// coded bytes (see [`distance`]).
+    distances: Vec<Option<Table>>,
+    distance_pieces: usize,
 }
 
 impl std::fmt::Debug for Database {
@@ -195,6 +206,8 @@ impl Database {
                 })
                 .collect(),
             geo: Box::new(crate::with_egdb_board!(variant, P => Geometry::of::<P>())),
+            distances: vec![None; Slice::ID_LIMIT],
+            distance_pieces: 0,
         }
     }
 
@@ -391,9 +404,18 @@ impl Database {
                 .map(|s| self.tables[s.id()].as_ref().map_or(0, Table::bytes))
                 .sum();
             let plain: usize = of_n.iter().map(|s| stored_len(&self.geo, s)).sum();
+            let distances: usize = of_n
+                .iter()
+                .map(|s| self.distances[s.id()].as_ref().map_or(0, Table::bytes))
+                .sum();
+            let distances = if n <= self.distance_pieces {
+                format!(", distances {distances} bytes")
+            } else {
+                String::new()
+            };
             out.push(format!(
                 "{n} pieces: {} slices, {positions} indices (White to move), {bytes} bytes \
-                 ({plain} at two bits a position)",
+                 ({plain} at two bits a position){distances}",
                 of_n.len()
             ));
         }
@@ -402,6 +424,15 @@ impl Database {
             "total: {} bytes ({plain} at two bits a position)",
             self.bytes()
         ));
+        out.push(if self.distance_pieces == 0 {
+            "distance to conversion: none (tammi egdb distance writes FILE.dtc)".to_string()
+        } else {
+            format!(
+                "distance to conversion: 2 to {} pieces, {} bytes",
+                self.distance_pieces,
+                self.distance_bytes()
+            )
+        });
         out
     }
 
@@ -433,7 +464,9 @@ impl Database {
     /// sides to move; the same `seed` draws the same ones), against their successors: a
     /// win needs a move to a lost position, a loss needs every move to reach a won one
     /// (or no move), anything else is a draw. A damaged or wrongly built file breaks
-    /// this somewhere; a sound one never does.
+    /// this somewhere; a sound one never does. With distances loaded, every eighth won
+    /// or lost position's distance is checked the same way (see
+    /// [`distance`]: the best of its moves' plus one).
     pub fn verify(&self, samples: u64, seed: u64) -> Verification {
         crate::with_egdb_board!(self.variant, P => self.verify_for::<P>(samples, seed))
     }
@@ -476,6 +509,20 @@ impl Database {
             };
             out.checked += 1;
             out.counts[stored.bits() as usize] += 1;
+            // A distance costs a few hundred probes to check: every eighth position.
+            if out.checked % 8 == 0 && stored != Wld::Draw && slice.pieces() <= self.distance_pieces
+            {
+                out.distance_checked += 1;
+                if let Some(why) = self.distance_disagrees(&pos, stored == Wld::Win) {
+                    out.distance_inconsistent += 1;
+                    if out.examples.len() < 5 {
+                        out.examples.push(format!(
+                            "{}: {why}",
+                            crate::notation::write_fen(&pos, P::VARIANT.default_notation())
+                        ));
+                    }
+                }
+            }
             if implied != stored {
                 out.inconsistent += 1;
                 if out.examples.len() < 5 {
@@ -528,11 +575,15 @@ impl Database {
             .map_err(|_| bad(&format!("unknown variant {:?}", name.trim())))?;
         let n = header[MAGIC.len() + NAME_BYTES] as usize;
         check_request(variant, n).map_err(|e| bad(&format!("{e:#}")))?;
+        let distance = distance::distance_path(path);
         Ok(Unread {
             file: f,
-            db: Database::empty(variant, n),
+            db: Box::new(Database::empty(variant, n)),
             path: path.to_path_buf(),
             left: size - header.len() as u64,
+            distance: std::fs::symlink_metadata(&distance)
+                .is_ok()
+                .then_some(distance),
         })
     }
 }
@@ -562,11 +613,14 @@ fn special_file_kind(t: &std::fs::FileType) -> &'static str {
 /// (see [`Database::open`]).
 pub struct Unread {
     file: std::io::BufReader<std::fs::File>,
-    /// The database, its tables not read yet.
-    db: Database,
+    /// The database, its tables not read yet (boxed: an `Unread` travels in the engine's
+    /// messages, which stay small).
+    db: Box<Database>,
     path: std::path::PathBuf,
     /// Bytes of the file after the header.
     left: u64,
+    /// The distance file beside it (`FILE.dtc`), if there is one, to read with it.
+    distance: Option<std::path::PathBuf>,
 }
 
 impl Unread {
@@ -580,9 +634,21 @@ impl Unread {
         self.db.variant
     }
 
-    /// Read the tables.
+    /// The distance file that [`Unread::read`] will read with the tables, if any.
+    pub fn distance_file(&self) -> Option<&Path> {
+        self.distance.as_deref()
+    }
+
+    /// Read the tables without the distance file beside them (to build a new one).
+    pub fn without_distances(mut self) -> Unread {
+        self.distance = None;
+        self
+    }
+
+    /// Read the tables, and the distance file beside them if there is one: a damaged
+    /// distance file fails the whole read (remove it, or build it again).
     pub fn read(mut self) -> Result<Database> {
-        let mut db = self.db;
+        let mut db = *self.db;
         for slice in all_slices(db.max_pieces) {
             let (table, len) =
                 read_section(&mut self.file, &db.geo, &slice, self.left).map_err(|why| {
@@ -602,6 +668,15 @@ impl Unread {
                 self.left
             );
         }
+        if let Some(d) = &self.distance {
+            db.load_distances(d).with_context(|| {
+                format!(
+                    "the distance file beside {} (remove it, or write it again with tammi \
+                     egdb distance)",
+                    self.path.display()
+                )
+            })?;
+        }
         Ok(db)
     }
 }
@@ -616,8 +691,20 @@ fn write_section(
     offsets: &[u32],
     data: &[u8],
 ) -> std::io::Result<()> {
+    write_tagged_section(f, SECTION, slice, positions, offsets, data)
+}
+
+/// [`write_section`] with another four-byte tag than `SLCE` (the distance file's).
+fn write_tagged_section(
+    f: &mut impl Write,
+    tag: &[u8],
+    slice: &Slice,
+    positions: u64,
+    offsets: &[u32],
+    data: &[u8],
+) -> std::io::Result<()> {
     let mut head = Vec::with_capacity(24 + 4 * offsets.len());
-    head.extend_from_slice(SECTION);
+    head.extend_from_slice(tag);
     head.extend_from_slice(&[slice.men[0], slice.kings[0], slice.men[1], slice.kings[1]]);
     head.extend_from_slice(&positions.to_le_bytes());
     head.extend_from_slice(&((offsets.len() - 1) as u32).to_le_bytes());
@@ -638,10 +725,21 @@ fn read_section(
     slice: &Slice,
     left: u64,
 ) -> std::result::Result<(Table, u64), String> {
+    read_tagged_section(f, SECTION, geo, slice, left)
+}
+
+/// [`read_section`] of a section tagged `tag`.
+fn read_tagged_section(
+    f: &mut impl Read,
+    tag: &[u8],
+    geo: &Geometry,
+    slice: &Slice,
+    left: u64,
+) -> std::result::Result<(Table, u64), String> {
     let truncated = |_| "truncated".to_string();
     let mut head = vec![0u8; 24];
     f.read_exact(&mut head).map_err(truncated)?;
-    if &head[..4] != SECTION {
+    if &head[..4] != tag {
         return Err("no section header where one should start".into());
     }
     let counts = [slice.men[0], slice.kings[0], slice.men[1], slice.kings[1]];

@@ -629,6 +629,30 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         let best = values.iter().copied().max().unwrap_or(0);
         let mut values = values.into_iter();
         self.root_moves.retain(|_| values.next() == Some(best));
+        // With distances loaded (FILE.dtc), a won root keeps only the moves that convert
+        // soonest and a lost one those that hold out longest (see `egdb::distance`): the
+        // search of the smaller slices cannot see a king manoeuvre's length, and without
+        // it a won ending can run into the draw rules. A conversion scores 0; a move
+        // whose position has no distance leaves the choice to the search as before.
+        let won = match best {
+            2 => true,
+            0 if database_value(db, &self.root) == Some(Wld::Loss) => false,
+            _ => return,
+        };
+        let distances: Option<Vec<u8>> = self
+            .root_moves
+            .iter()
+            .map(|rm| db.move_distance(&self.root, &rm.mv))
+            .collect();
+        let Some(distances) = distances else { return };
+        let target = if won {
+            distances.iter().min()
+        } else {
+            distances.iter().max()
+        };
+        let Some(&target) = target else { return };
+        let mut distances = distances.into_iter();
+        self.root_moves.retain(|_| distances.next() == Some(target));
     }
 
     /// The database's score of `pos`, if it holds it (see [`EGDB_WIN`]).
