@@ -22,11 +22,32 @@ const MIN_RUN: usize = 6;
 /// Code `values` (0..=2 or [`DONT_CARE`]): the block offsets (one more than there are
 /// blocks: the last is the data's length) and the data.
 pub fn encode(values: &[u8]) -> (Vec<u32>, Vec<u8>) {
+    encode_blocks(values, encode_block)
+}
+
+/// The run of `v` from `i`: the first value that matters (0 if none does), and the end of
+/// the positions from `i` on that equal it or do not matter.
+fn run_from<T: Copy + PartialEq + From<u8>>(v: &[T], i: usize, dont_care: T) -> (T, usize) {
+    let value = v[i..]
+        .iter()
+        .copied()
+        .find(|&x| x != dont_care)
+        .unwrap_or(T::from(0));
+    let mut j = i;
+    while j < v.len() && (v[j] == value || v[j] == dont_care) {
+        j += 1;
+    }
+    (value, j)
+}
+
+/// `values` cut into blocks of [`BLOCK`], each coded by `code`, with the block offsets
+/// (one more than there are blocks: the last is the data's length).
+fn encode_blocks<T>(values: &[T], code: fn(&[T], &mut Vec<u8>)) -> (Vec<u32>, Vec<u8>) {
     let mut offsets = Vec::with_capacity(values.len().div_ceil(BLOCK) + 1);
     let mut data = Vec::new();
     for block in values.chunks(BLOCK) {
         offsets.push(data.len() as u32);
-        encode_block(block, &mut data);
+        code(block, &mut data);
     }
     offsets.push(data.len() as u32);
     (offsets, data)
@@ -50,17 +71,7 @@ fn encode_block(v: &[u8], out: &mut Vec<u8>) {
     };
     let mut i = 0;
     while i < v.len() {
-        // The run from i: the first value that matters, then everything equal to it or
-        // not mattering.
-        let value = v[i..]
-            .iter()
-            .copied()
-            .find(|&x| x != DONT_CARE)
-            .unwrap_or(0);
-        let mut j = i;
-        while j < v.len() && (v[j] == value || v[j] == DONT_CARE) {
-            j += 1;
-        }
+        let (value, j) = run_from(v, i, DONT_CARE);
         let run = j - i;
         if run >= MIN_RUN || j == v.len() {
             flush(&mut literal, out);
@@ -82,6 +93,20 @@ fn encode_block(v: &[u8], out: &mut Vec<u8>) {
     flush(&mut literal, out);
 }
 
+/// The length of the run whose code byte (count field `c`) is at `p`, moving `p` past the
+/// code and its length bytes: `c + 1`, or with `c` = 63 the `64 + u16` that follows.
+#[inline(always)]
+fn run_length(data: &[u8], p: &mut usize, c: usize) -> Option<usize> {
+    if c < 63 {
+        *p += 1;
+        Some(c + 1)
+    } else {
+        let extra = u16::from_le_bytes([*data.get(*p + 1)?, *data.get(*p + 2)?]);
+        *p += 3;
+        Some(64 + extra as usize)
+    }
+}
+
 /// The value at position `k` of the block coded in `data` (which starts at the block).
 /// `None` if the data ends first (a damaged file; the checksum finds those first).
 #[inline]
@@ -92,14 +117,7 @@ pub fn value_at(data: &[u8], k: usize) -> Option<u8> {
         let b = *data.get(p)?;
         let (v, c) = (b >> 6, (b & 63) as usize);
         if v < 3 {
-            let len = if c < 63 {
-                p += 1;
-                c + 1
-            } else {
-                let extra = u16::from_le_bytes([*data.get(p + 1)?, *data.get(p + 2)?]);
-                p += 3;
-                64 + extra as usize
-            };
+            let len = run_length(data, &mut p, c)?;
             if k < pos + len {
                 return Some(v);
             }
@@ -124,15 +142,8 @@ pub fn decode_block(data: &[u8], out: &mut [u8]) -> bool {
         let Some(&b) = data.get(p) else { return false };
         let (v, c) = (b >> 6, (b & 63) as usize);
         if v < 3 {
-            let len = if c < 63 {
-                p += 1;
-                c + 1
-            } else {
-                let (Some(&lo), Some(&hi)) = (data.get(p + 1), data.get(p + 2)) else {
-                    return false;
-                };
-                p += 3;
-                64 + u16::from_le_bytes([lo, hi]) as usize
+            let Some(len) = run_length(data, &mut p, c) else {
+                return false;
             };
             let end = (pos + len).min(out.len());
             out[pos..end].fill(v);
@@ -165,14 +176,7 @@ pub const BYTE_DONT_CARE: u16 = u16::MAX;
 /// - `11cccccc`: a run of `c + 1` positions (`c` < 63), or with `c` = 63 of `64 + u16`
 ///   (little-endian, next two bytes), then the run's value (one byte).
 pub fn encode_bytes(values: &[u16]) -> (Vec<u32>, Vec<u8>) {
-    let mut offsets = Vec::with_capacity(values.len().div_ceil(BLOCK) + 1);
-    let mut data = Vec::new();
-    for block in values.chunks(BLOCK) {
-        offsets.push(data.len() as u32);
-        encode_byte_block(block, &mut data);
-    }
-    offsets.push(data.len() as u32);
-    (offsets, data)
+    encode_blocks(values, encode_byte_block)
 }
 
 /// Bits a literal of `v` needs: 2, 4 or 8.
@@ -193,18 +197,8 @@ fn encode_byte_block(v: &[u16], out: &mut Vec<u8>) {
     let mut literal: Vec<u8> = Vec::new();
     let mut i = 0;
     while i < v.len() {
-        // The run from i: the first value that matters, then everything equal to it or
-        // not mattering.
-        let value = v[i..]
-            .iter()
-            .copied()
-            .find(|&x| x != BYTE_DONT_CARE)
-            .unwrap_or(0);
+        let (value, j) = run_from(v, i, BYTE_DONT_CARE);
         debug_assert!(value < 256, "{value} is not a byte");
-        let mut j = i;
-        while j < v.len() && (v[j] == value || v[j] == BYTE_DONT_CARE) {
-            j += 1;
-        }
         let run = j - i;
         if run >= min_run(width(value as u8)) || j == v.len() {
             write_literals(&literal, out);
@@ -290,14 +284,7 @@ pub fn byte_at(data: &[u8], k: usize) -> Option<u8> {
             p += 1 + (n * w).div_ceil(8);
             pos += n;
         } else {
-            let len = if c < 63 {
-                p += 1;
-                c + 1
-            } else {
-                let extra = u16::from_le_bytes([*data.get(p + 1)?, *data.get(p + 2)?]);
-                p += 3;
-                64 + extra as usize
-            };
+            let len = run_length(data, &mut p, c)?;
             if k < pos + len {
                 return data.get(p).copied();
             }
