@@ -389,8 +389,6 @@ pub fn run_fit(a: &FitArgs) -> Result<i32> {
             !fixed && !kept
         })
         .collect();
-    // K is fitted on the results alone; the scores, in the evaluation's units, are then
-    // turned into probabilities by the same K.
     // Pattern weights are in 1/PATTERN_UNIT centi-men, the rest in centi-men: per weight,
     // Adam's step (--lr, centi-men) and the L2 penalty (on centi-men) in its own units.
     let unit: Vec<f64> = (0..w.len())
@@ -402,6 +400,8 @@ pub fn run_fit(a: &FitArgs) -> Result<i32> {
             }
         })
         .collect();
+    // K is fitted on the results alone; the scores, in the evaluation's units, are then
+    // turned into probabilities by the same K.
     let k = fit_k(&train, &w);
     if a.lambda > 0.0 {
         train.blend(k, a.lambda);
