@@ -53,7 +53,8 @@ use super::build::for_each_predecessor;
 use super::compress::{self, BLOCK, BYTE_DONT_CARE};
 use super::index::{EgdbBoard, Geometry, Slice};
 use super::{
-    Database, NAME_BYTES, Table, Wld, all_slices, read_tagged_section, unpack, write_tagged_section,
+    Database, NAME_BYTES, Table, Wld, all_slices, both_sides, read_tagged_section, white_values,
+    write_tagged_section,
 };
 use crate::rules::{Bits, Board, Color, Move, Variant};
 
@@ -84,23 +85,6 @@ pub fn is_conversion<P: Board>(pos: &P, m: &Move<P::B>) -> bool {
     m.is_capture() || m.promote || (pos.kings() & P::B::bit(m.from as u32)).is_empty()
 }
 
-/// The White-to-move values of a built slice, one byte each (decoded from its blocks).
-fn white_values(db: &Database, slice: &Slice) -> Vec<u8> {
-    let n = db.geo.size(slice) as usize / 2;
-    match db.tables[slice.id()].as_ref() {
-        Some(Table::Full(t)) => (0..n).map(|i| unpack(t, 2 * i).bits()).collect(),
-        Some(Table::Coded { offsets, data }) => {
-            let mut out = vec![0u8; n];
-            for (b, chunk) in out.chunks_mut(BLOCK).enumerate() {
-                let coded = &data[offsets[b] as usize..offsets[b + 1] as usize];
-                assert!(compress::decode_block(coded, chunk), "a checked table");
-            }
-            out
-        }
-        None => panic!("{slice:?} is not in the database"),
-    }
-}
-
 /// The distance of every position of `slice`, both sides to move, [`NONE`] for draws and
 /// indices that are no position; from the win/loss/draw values of `db`, which holds the
 /// slice and every slice its conversions reach. An error if the values contradict
@@ -112,24 +96,18 @@ pub(crate) fn solve_slice<P: EgdbBoard>(
 ) -> std::result::Result<Vec<u16>, String> {
     let size = geo.size(slice) as usize;
     // The slice's values, both sides to move; Black's from the colours-exchanged slice.
-    let own = white_values(db, slice);
-    let turned = white_values(db, &geo.flipped_slice(slice));
-    let mut wld = vec![Wld::Draw.bits(); size];
-    wld.par_chunks_mut(CHUNK).enumerate().for_each(|(c, wld)| {
-        for (j, v) in wld.iter_mut().enumerate() {
-            let Some(sq) = geo.decode(slice, (c * CHUNK + j) as u64) else {
-                continue;
-            };
-            let pos: P = geo.position(&sq);
-            *v = if pos.has_capture() {
-                db.probe(&pos).expect("a slice of the database").bits()
-            } else if sq.side == Color::White {
-                own[geo.index(&sq) as usize / 2]
-            } else {
-                turned[geo.index(&geo.flipped(&sq)) as usize / 2]
-            };
-        }
-    });
+    let stored = |s: &Slice| {
+        let table = db.tables[s.id()].as_ref().expect("a slice of the database");
+        white_values(table, geo.size(s) as usize / 2)
+    };
+    let (own, turned) = (stored(slice), stored(&geo.flipped_slice(slice)));
+    let wld: Vec<u8> = both_sides::<P>(db, slice, |w| {
+        let values = if w.slice() == *slice { &own } else { &turned };
+        Wld::from_bits(values[geo.index(w) as usize / 2])
+    })
+    .into_iter()
+    .map(Wld::bits)
+    .collect();
     drop((own, turned));
 
     // 1. What is decided without a king move; the king moves of the lost positions.

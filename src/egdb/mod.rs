@@ -151,6 +151,52 @@ fn unpack(table: &[u8], i: usize) -> Wld {
     Wld::from_bits((table[i / 4] >> (2 * (i % 4))) & 3)
 }
 
+/// A slice's White-to-move values, one byte each (two bits' worth, don't-cares
+/// included), from its table in memory or its coded blocks.
+fn white_values(table: &Table, positions: usize) -> Vec<u8> {
+    match table {
+        Table::Full(t) => (0..positions).map(|i| unpack(t, 2 * i).bits()).collect(),
+        Table::Coded { offsets, data } => {
+            let mut out = vec![0u8; positions];
+            for (b, chunk) in out.chunks_mut(BLOCK).enumerate() {
+                let coded = &data[offsets[b] as usize..offsets[b + 1] as usize];
+                assert!(compress::decode_block(coded, chunk), "a checked table");
+            }
+            out
+        }
+    }
+}
+
+/// Every index of `slice`, both sides to move (a draw where an index is no position):
+/// a position with a capture resolved through `db`'s probes of the slices it reaches,
+/// any other read by `white` from its White-to-move form (Black to move: the colours
+/// exchanged and the board turned round, a position of the mirror slice).
+fn both_sides<P: EgdbBoard>(
+    db: &Database,
+    slice: &Slice,
+    white: impl Fn(&Squares) -> Wld + Sync,
+) -> Vec<Wld> {
+    use rayon::prelude::*;
+    let geo = &db.geo;
+    (0..geo.size(slice) as usize)
+        .into_par_iter()
+        .map(|i| {
+            let Some(sq) = geo.decode(slice, i as u64) else {
+                return Wld::Draw;
+            };
+            let pos: P = geo.position(&sq);
+            if pos.has_capture() {
+                return db.probe(&pos).expect("captures lead to slices before");
+            }
+            if sq.side == Color::White {
+                white(&sq)
+            } else {
+                white(&geo.flipped(&sq))
+            }
+        })
+        .collect()
+}
+
 thread_local! {
     /// Move lists for resolving captures at probe time, one per depth of the capture
     /// search and board type: probes allocate only the first time.

@@ -16,13 +16,12 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use super::compress::{self, BLOCK};
 use super::index::{EgdbBoard, Geometry, Slice};
 use super::{
-    Database, MAGIC, NAME_BYTES, Table, Wld, all_slices, build, check_request, pack, read_section,
-    unpack, write_section,
+    Database, MAGIC, NAME_BYTES, Table, all_slices, both_sides, build, check_request, pack,
+    read_section, unpack, white_values, write_section,
 };
-use crate::rules::{Color, Variant};
+use crate::rules::Variant;
 
 /// What a build reports after each slice.
 pub struct Progress<'a> {
@@ -311,50 +310,22 @@ fn read_finished(
 
 /// A stored slice's White-to-move values, two bits each (don't-cares included).
 fn decode_all(table: &Table, positions: usize) -> Vec<u8> {
-    let Table::Coded { offsets, data } = table else {
-        panic!("a stored slice")
-    };
-    let mut values = vec![0u8; positions];
-    for (b, chunk) in values.chunks_mut(BLOCK).enumerate() {
-        let code = &data[offsets[b] as usize..offsets[b + 1] as usize];
-        assert!(compress::decode_block(code, chunk), "a checked section");
-    }
     let mut out = vec![0u8; positions.div_ceil(4)];
-    for (i, v) in values.into_iter().enumerate() {
+    for (i, v) in white_values(table, positions).into_iter().enumerate() {
         out[i / 4] |= (v & 3) << (2 * (i % 4));
     }
     out
 }
 
-/// A stored (White to move) slice back in full, both sides to move: Black to move is the
-/// colour-exchanged, turned position of the mirror slice (stored too: `white` holds
-/// the stored slices' White-to-move values), and positions with a capture are resolved
-/// through the slices before.
+/// A stored (White to move) slice back in full, both sides to move (`white` holds the
+/// stored slices' White-to-move values; the mirror slice is stored too).
 fn expand<P: EgdbBoard>(db: &Database, white: &[Option<Vec<u8>>], slice: &Slice) -> Vec<u8> {
-    use rayon::prelude::*;
-    let geo = &db.geo;
-    let size = geo.size(slice) as usize;
-    let values: Vec<Wld> = (0..size)
-        .into_par_iter()
-        .map(|i| {
-            let Some(sq) = geo.decode(slice, i as u64) else {
-                return Wld::Draw;
-            };
-            let pos: P = geo.position(&sq);
-            if pos.has_capture() {
-                return db.probe(&pos).expect("captures lead to slices before");
-            }
-            let w = if sq.side == Color::White {
-                sq
-            } else {
-                geo.flipped(&sq)
-            };
-            let table = white[w.slice().id()]
-                .as_ref()
-                .expect("the mirror slice is stored too");
-            unpack(table, geo.index(&w) as usize / 2)
-        })
-        .collect();
+    let values = both_sides::<P>(db, slice, |w| {
+        let table = white[w.slice().id()]
+            .as_ref()
+            .expect("the mirror slice is stored too");
+        unpack(table, db.geo.index(w) as usize / 2)
+    });
     pack(values.into_iter())
 }
 
