@@ -764,3 +764,127 @@ fn with_distances_long_wins_are_won_within_the_40_move_rule() {
     eprintln!("without distances: {wins} of {} won", starts.len());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_directory_of_databases_serves_the_variant_played() {
+    let dir = scratch("directory");
+    let english = three_piece_db(&dir);
+    // Fewer pieces of the same variant: not the one chosen. File names do not matter.
+    Database::build(Variant::English, 2, |_, _, _| {})
+        .unwrap()
+        .save(&dir.join("zz-english-small.egdb"))
+        .unwrap();
+    let russian = dir.join("r.bin");
+    Database::build(Variant::Russian, 3, |_, _, _| {})
+        .unwrap()
+        .save(&russian)
+        .unwrap();
+    std::fs::write(dir.join("notes.txt"), b"not a database").unwrap();
+    let locate = |v| tammi::egdb::locate(&dir, v).unwrap();
+    assert_eq!(locate(Variant::English), Some(english.clone()));
+    assert_eq!(locate(Variant::Russian), Some(russian.clone()));
+    assert_eq!(locate(Variant::International), None);
+    // A single file is itself, whatever the variant asked.
+    assert_eq!(
+        tammi::egdb::locate(&russian, Variant::English).unwrap(),
+        Some(russian.clone())
+    );
+    let empty = scratch("directory-empty");
+    std::fs::write(empty.join("notes.txt"), b"not a database").unwrap();
+    let err = tammi::egdb::locate(&empty, Variant::English).unwrap_err();
+    assert!(format!("{err:#}").contains("holds no file written by tammi egdb build"));
+    let err = Engine::new(EngineOptions {
+        egdb: Some(empty.clone()),
+        ..EngineOptions::default()
+    })
+    .unwrap_err();
+    assert!(err.contains("directory-empty"), "{err}");
+
+    // The engine follows the variant of the position: a database score in english
+    // and in russian (each needs its own variant's file), none in international.
+    let mut e = Engine::new(EngineOptions {
+        hash_mb: 8,
+        egdb: Some(dir.clone()),
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    let score = |e: &mut Engine, v, fen: &str| {
+        e.set_position(v, fen, &[]).unwrap();
+        e.think(Limits::depth(3), |_| {}).score
+    };
+    let won = |s: &Option<Score>| matches!(s, Some(Score::Database(n)) if *n > 0);
+    let s = score(&mut e, Variant::English, "W:WK18,K19:BK1,K23");
+    assert!(won(&s), "english: {s:?}");
+    // A flying king takes from afar: won in russian only.
+    let s = score(&mut e, Variant::Russian, "W:WKa1,Kh8:BKf6");
+    assert!(won(&s), "russian: {s:?}");
+    let s = score(&mut e, Variant::International, "W:WK46,K45:BK3");
+    assert!(
+        !matches!(s, Some(Score::Database(_))),
+        "international: {s:?}"
+    );
+    let s = score(&mut e, Variant::English, "W:WK18,K19:BK1,K23");
+    assert!(won(&s), "english again: {s:?}");
+    assert_eq!(e.options().egdb.as_deref(), Some(dir.as_path()));
+
+    // The command line: the directory's file of the position's variant, or an error
+    // saying there is none.
+    let d = dir.to_str().unwrap();
+    let (code, stdout, err) = tammi(&[
+        "analyze",
+        "--variant",
+        "english",
+        "--fen",
+        "W:WK18,K19:BK1,K23",
+        "--depth",
+        "3",
+        "--egdb",
+        d,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("database win"), "{stdout}");
+    let (code, _, err) = tammi(&[
+        "analyze",
+        "--variant",
+        "international",
+        "--depth",
+        "2",
+        "--egdb",
+        d,
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("holds no international endgame database"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&empty).unwrap();
+}
+
+#[test]
+fn the_probe_benchmark_probes_every_position_it_draws() {
+    let dir = scratch("bench");
+    let path = three_piece_db(&dir);
+    let (code, stdout, err) = tammi(&[
+        "egdb",
+        "bench",
+        "--db",
+        path.to_str().unwrap(),
+        "--probes",
+        "1000",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // 1000 once, 256 to warm the cache, 1000 warm: every one answered.
+    assert!(stdout.contains("2256 probes answered"), "{stdout}");
+    assert!(stdout.contains("M probes/s warm"), "{stdout}");
+    let (code, _, err) = tammi(&[
+        "egdb",
+        "bench",
+        "--db",
+        path.to_str().unwrap(),
+        "--probes",
+        "0",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -50,7 +50,8 @@ pub struct AnalyzeArgs {
     /// Square notation of the output: numeric or letter (default: the variant's usual one).
     #[arg(long, value_parser = parse_notation)]
     pub notation: Option<Notation>,
-    /// Endgame database of the position's variant (built by `tammi egdb build`).
+    /// Endgame database of the position's variant (built by `tammi egdb build`), or a
+    /// directory of databases: its file of the position's variant is used.
     #[arg(long, value_name = "FILE")]
     pub egdb: Option<std::path::PathBuf>,
     /// Analyse a position from a game in this PDN file (its GameType decides the variant).
@@ -166,11 +167,6 @@ pub fn run_analyze(a: &AnalyzeArgs) -> Result<i32> {
         (_, _, Some(n)) => Limits::nodes(n),
         (_, t, _) => Limits::move_time(seconds("time", t.unwrap_or(DEFAULT_ANALYZE_SECONDS))?),
     };
-    let mut engine = Engine::new(EngineOptions {
-        egdb: a.egdb.clone(),
-        ..options(a.threads, a.hash, a.multipv, a.notation)?
-    })
-    .map_err(anyhow::Error::msg)?;
     let (variant, fen, moves) = match &a.pdn {
         Some(path) => {
             // The game's own variant decides (its GameType, or what the reader infers);
@@ -207,18 +203,35 @@ pub fn run_analyze(a: &AnalyzeArgs) -> Result<i32> {
             )
         }
     };
-    if let Some(path) = &a.egdb {
-        // The engine loaded it already; a database of another variant would only never
-        // be probed, which a person asking for it should hear about.
-        let of = crate::egdb::Database::open(path)?.variant();
-        if of != variant {
-            bail!(
-                "--egdb {}: a {of} endgame database, but the position is {variant}; give a \
-                 database of {variant} (tammi egdb build --variant {variant})",
-                path.display()
-            );
+    // A database of another variant would only never be probed, which a person asking
+    // for it should hear about; a directory gives its database of the position's variant.
+    let egdb = match &a.egdb {
+        None => None,
+        Some(path) => {
+            let Some(file) = crate::egdb::locate(path, variant)? else {
+                bail!(
+                    "--egdb {}: the directory holds no {variant} endgame database (tammi egdb \
+                     build --variant {variant} --out {})",
+                    path.display(),
+                    path.join(format!("{variant}.egdb")).display()
+                );
+            };
+            let of = crate::egdb::Database::open(&file)?.variant();
+            if of != variant {
+                bail!(
+                    "--egdb {}: a {of} endgame database, but the position is {variant}; give a \
+                     database of {variant} (tammi egdb build --variant {variant})",
+                    file.display()
+                );
+            }
+            Some(file)
         }
-    }
+    };
+    let mut engine = Engine::new(EngineOptions {
+        egdb,
+        ..options(a.threads, a.hash, a.multipv, a.notation)?
+    })
+    .map_err(anyhow::Error::msg)?;
     engine
         .set_position(variant, &fen, &moves)
         .map_err(anyhow::Error::msg)?;

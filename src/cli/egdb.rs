@@ -17,8 +17,9 @@ The database holds the exact result (win, loss or draw for the side to move) of 
 position of --variant (english by default; every variant but frisian, frysk, canadian,
 losing and breakthrough) with 2 to --pieces pieces (at most 6). For english on a 2-core
 machine 4 pieces
-take 1.6 MB and 5 seconds to build, 5 pieces 38 MB and 2.5 minutes, 6 pieces 679 MB and
-37 minutes (1.8 GB of memory while building). Give the file to the engine with
+take 0.4 MB and 5 seconds to build, 5 pieces 3.8 MB and 2.5 minutes, 6 pieces about 40
+minutes (1.8 GB of memory while building); for international 4 pieces 2.4 MB and 23
+seconds, 5 pieces 71 MB and 20 minutes (1.2 GB of memory). Give the file to the engine with
 `tammi analyze --egdb FILE` or the Hub option `egdb` (`tammi match --engine-option
 1:egdb=FILE`); the search then scores such positions exactly. `tammi egdb verify` checks
 random positions of a file against their successors (a sound file has none wrong).
@@ -105,6 +106,20 @@ pub enum EgdbCommand {
         #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
         samples: u64,
         /// Seed of the random choice (the same seed checks the same positions).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Measure probes a second: random positions each probed once (their blocks mostly
+    /// read and decoded), then 256 of them probed over and over (their blocks cached, as
+    /// for the search's probes of nearby positions).
+    Bench {
+        /// Database file written by `tammi egdb build`.
+        #[arg(long)]
+        db: PathBuf,
+        /// Probes of each kind.
+        #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+        probes: u64,
+        /// Seed of the random positions.
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
@@ -267,6 +282,21 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
                     Wld::Loss => format!("loss for {side} (to move){distance}"),
                     Wld::Draw => "draw".to_string(),
                 }
+            );
+            Ok(0)
+        }
+        EgdbCommand::Bench { db, probes, seed } => {
+            let db = Database::load(db)?;
+            let speed = db.probe_speed(*probes, *seed);
+            println!(
+                "{}, up to {} pieces: {:.2} M probes/s of random positions (each once), \
+                 {:.2} M probes/s warm (256 positions, their blocks cached); {} probes \
+                 answered",
+                db.variant(),
+                db.max_pieces(),
+                speed.cold / 1e6,
+                speed.warm / 1e6,
+                speed.answered
             );
             Ok(0)
         }

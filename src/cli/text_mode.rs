@@ -27,7 +27,8 @@ commands:
   level N | depth N | nodes N
                     engine limit: N seconds a move, or a depth, or nodes
   notation numeric|letter
-  egdb FILE         use an endgame database (tammi egdb build); egdb off
+  egdb FILE|DIR     use an endgame database (tammi egdb build), or a directory
+                    of them (its file of the variant played); egdb off
   game              the move list in move pairs
   board             show the board
   help, quit

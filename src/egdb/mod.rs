@@ -63,6 +63,19 @@ impl Wld {
     }
 }
 
+/// What [`Database::probe_speed`] measured.
+#[derive(Debug, Clone, Copy)]
+pub struct ProbeSpeed {
+    /// Probes a second of random positions, each once (blocks mostly read from the
+    /// file's data and decoded).
+    pub cold: f64,
+    /// Probes a second of 256 positions again and again (blocks in the cache).
+    pub warm: f64,
+    /// Probes that gave a value (all of them, in a sound database: kept so that the
+    /// probes are not optimised away).
+    pub answered: u64,
+}
+
 /// What [`Database::verify`] found.
 #[derive(Clone, Debug, Default)]
 pub struct Verification {
@@ -517,7 +530,9 @@ impl Database {
         crate::with_egdb_board!(self.variant, P => self.verify_for::<P>(samples, seed))
     }
 
-    fn verify_for<P: EgdbBoard>(&self, samples: u64, seed: u64) -> Verification {
+    /// Random positions of the database: a slice, then a position of it, both sides to
+    /// move (the same `seed` draws the same ones).
+    fn sampler<P: EgdbBoard>(&self, seed: u64) -> impl FnMut() -> (Slice, P) + '_ {
         let slices = all_slices(self.max_pieces);
         let mut rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
         let mut next = move || {
@@ -527,14 +542,55 @@ impl Database {
             rng ^= rng >> 27;
             rng.wrapping_mul(0x2545_f491_4f6c_dd1d)
         };
+        move || loop {
+            let slice = slices[(next() % slices.len() as u64) as usize];
+            // An index that is no position (two men on one square) is drawn again.
+            if let Some(sq) = self.geo.decode(&slice, next() % self.geo.size(&slice)) {
+                return (slice, self.geo.position(&sq));
+            }
+        }
+    }
+
+    /// Probes a second, measured on `probes` random positions (as [`Database::verify`]
+    /// draws them): first each probed once, its block mostly not in the cache (`cold`),
+    /// then a set of 256 of them probed over and over until `probes` probes are done,
+    /// their blocks decoded and cached by then (`warm`: what the search's probes of
+    /// nearby positions cost).
+    pub fn probe_speed(&self, probes: u64, seed: u64) -> ProbeSpeed {
+        crate::with_egdb_board!(self.variant, P => self.probe_speed_for::<P>(probes, seed))
+    }
+
+    fn probe_speed_for<P: EgdbBoard>(&self, probes: u64, seed: u64) -> ProbeSpeed {
+        let mut draw = self.sampler::<P>(seed);
+        let positions: Vec<P> = (0..probes).map(|_| draw().1).collect();
+        let mut found = 0u64;
+        let start = std::time::Instant::now();
+        for p in &positions {
+            found += u64::from(self.probe(p).is_some());
+        }
+        let cold = probes as f64 / start.elapsed().as_secs_f64().max(1e-9);
+        let set = &positions[..positions.len().min(256)];
+        for p in set {
+            found += u64::from(self.probe(p).is_some());
+        }
+        let start = std::time::Instant::now();
+        for p in set.iter().cycle().take(probes as usize) {
+            found += u64::from(self.probe(p).is_some());
+        }
+        let warm = probes as f64 / start.elapsed().as_secs_f64().max(1e-9);
+        ProbeSpeed {
+            cold,
+            warm,
+            answered: found,
+        }
+    }
+
+    fn verify_for<P: EgdbBoard>(&self, samples: u64, seed: u64) -> Verification {
+        let mut draw = self.sampler::<P>(seed);
         let mut out = Verification::default();
         let mut moves = Vec::new();
         while out.checked < samples {
-            let slice = &slices[(next() % slices.len() as u64) as usize];
-            let Some(sq) = self.geo.decode(slice, next() % self.geo.size(slice)) else {
-                continue; // an index that is no position (two men on one square)
-            };
-            let pos: P = self.geo.position(&sq);
+            let (slice, pos): (Slice, P) = draw();
             let stored = self.probe(&pos).expect("a slice of this database");
             pos.generate(&mut moves);
             let mut win = false;
@@ -632,6 +688,48 @@ impl Database {
                 .then_some(distance),
         })
     }
+}
+
+/// The database file that `path` names for `variant`: `path` itself when it is a file,
+/// or, when it is a directory (one that holds the databases of several variants, as a
+/// GUI's settings name one place for all of them), the database of `variant` in it with
+/// the most pieces (`None` when it holds none of `variant`; the file names do not
+/// matter, each file's header says what it is). Files in the directory that are not
+/// databases (distance files, a build's `.part`, anything else) are passed over; a
+/// directory that holds no database of any variant is an error, which names it.
+pub fn locate(path: &Path, variant: Variant) -> Result<Option<std::path::PathBuf>> {
+    let meta = std::fs::metadata(path)
+        .with_context(|| format!("reading the endgame database {}", path.display()))?;
+    if !meta.is_dir() {
+        return Ok(Some(path.to_path_buf()));
+    }
+    let entries = std::fs::read_dir(path)
+        .with_context(|| format!("listing the endgame database directory {}", path.display()))?;
+    let mut names: Vec<std::path::PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    // Equal piece counts are decided by the name, not by the directory's order.
+    names.sort();
+    let mut any = false;
+    let mut best: Option<(usize, std::path::PathBuf)> = None;
+    for p in names {
+        // Only the header is read; a file that is not a database is not one of them.
+        let Ok(unread) = Database::open(&p) else {
+            continue;
+        };
+        any = true;
+        if unread.variant() == variant && best.as_ref().is_none_or(|b| unread.max_pieces() > b.0) {
+            best = Some((unread.max_pieces(), p));
+        }
+    }
+    if !any {
+        bail!(
+            "the endgame database directory {} holds no file written by tammi egdb build",
+            path.display()
+        );
+    }
+    Ok(best.map(|b| b.1))
 }
 
 /// What a file that is not a regular file is, for the error message.

@@ -598,6 +598,7 @@ struct Resources {
     tt: Arc<TranspositionTable>,
     hash_mb: usize,
     egdb: Option<Arc<Database>>,
+    /// The `egdb` option in force: a database file, or a directory of them.
     egdb_path: Option<PathBuf>,
 }
 
@@ -623,8 +624,9 @@ type ErrorCallback = Box<dyn FnOnce(String) + Send>;
 enum Change {
     /// A new table of this many MB.
     Resize(usize),
-    /// Load the database opened here (or unload it: `None`).
-    Egdb(Option<(PathBuf, Unread)>),
+    /// Make the `egdb` option this value (a file, a directory or none), with the
+    /// database opened here loaded (or none: unload the one in memory).
+    Egdb(Option<PathBuf>, Option<Unread>),
     /// Clear the table (a new game).
     Clear,
 }
@@ -647,15 +649,13 @@ impl Change {
                     }
                 }
             }
-            Change::Egdb(None) => {
-                r.egdb = None;
-                r.egdb_path = None;
-            }
-            Change::Egdb(Some((path, unread))) => {
-                // The old database stays until the new one is read.
-                let db = unread.read().map_err(|e| format!("{e:#}"))?;
-                r.egdb = Some(Arc::new(db));
-                r.egdb_path = Some(path);
+            Change::Egdb(option, unread) => {
+                r.egdb = match unread {
+                    None => None,
+                    // The old database stays until the new one is read.
+                    Some(unread) => Some(Arc::new(unread.read().map_err(|e| format!("{e:#}"))?)),
+                };
+                r.egdb_path = option;
             }
             Change::Clear => r.tt.clear(),
         }
@@ -667,6 +667,19 @@ impl Change {
 /// error says what is wrong with the file.
 fn open_egdb(path: &Path) -> Result<Unread, String> {
     Database::open(path).map_err(|e| format!("{e:#}"))
+}
+
+/// The change that makes `option` the `egdb` option for positions of `variant`: its
+/// file (or, for a directory, its file for `variant`) opened, the header checked.
+fn egdb_change(option: Option<&Path>, variant: Variant) -> Result<Change, String> {
+    let Some(path) = option else {
+        return Ok(Change::Egdb(None, None));
+    };
+    let unread = match crate::egdb::locate(path, variant).map_err(|e| format!("{e:#}"))? {
+        None => None,
+        Some(file) => Some(open_egdb(&file)?),
+    };
+    Ok(Change::Egdb(Some(path.to_path_buf()), unread))
 }
 
 /// A search in progress; at its end its thread sends back the resources of a
@@ -695,6 +708,9 @@ pub struct Engine {
     resources: Resources,
     /// The preparation thread, if one is at work or not yet collected.
     preparing: Option<JoinHandle<Prepared>>,
+    /// The variant the `egdb` option's database was chosen for (a directory holds
+    /// one for each variant; see [`Engine::follow_variant`]).
+    egdb_variant: Variant,
     game: Arc<dyn AnyGame>,
     running: Option<Running>,
     pool: Pool,
@@ -732,20 +748,17 @@ impl Engine {
             GameState::<crate::rules::Position<crate::rules::International>>::new("start", &[])
                 .expect("the start position is valid"),
         );
-        let egdb = match options.egdb.as_deref() {
-            None => None,
-            Some(p) => Some(Arc::new(
-                open_egdb(p)?.read().map_err(|e| format!("{e:#}"))?,
-            )),
+        let mut resources = Resources {
+            tt: Arc::new(TranspositionTable::try_new(options.hash_mb)?),
+            hash_mb: options.hash_mb,
+            egdb: None,
+            egdb_path: None,
         };
+        egdb_change(options.egdb.as_deref(), game.variant())?.apply(&mut resources)?;
         Ok(Engine {
-            resources: Resources {
-                tt: Arc::new(TranspositionTable::try_new(options.hash_mb)?),
-                hash_mb: options.hash_mb,
-                egdb,
-                egdb_path: options.egdb.clone(),
-            },
+            resources,
             preparing: None,
+            egdb_variant: game.variant(),
             options,
             game,
             running: None,
@@ -808,10 +821,8 @@ impl Engine {
         let mut changes = Vec::new();
         if options.egdb != self.options.egdb {
             // The file is checked now; only its tables are read later.
-            changes.push(Change::Egdb(match options.egdb.as_deref() {
-                None => None,
-                Some(p) => Some((p.to_path_buf(), open_egdb(p)?)),
-            }));
+            changes.push(egdb_change(options.egdb.as_deref(), self.variant())?);
+            self.egdb_variant = self.variant();
         }
         if options.hash_mb != self.options.hash_mb {
             changes.push(Change::Resize(options.hash_mb));
@@ -890,7 +901,27 @@ impl Engine {
         });
         self.stop_and_wait();
         self.game = game;
+        self.follow_variant();
         Ok(())
+    }
+
+    /// With a directory of databases as the `egdb` option, load its database of the
+    /// variant now played (or unload the one of the variant before, if it has none).
+    /// Nothing to do for a single file, which is probed in its own variant's positions
+    /// only. A directory that can no longer be read leaves the database as it was: the
+    /// position is set all the same.
+    fn follow_variant(&mut self) {
+        let variant = self.variant();
+        let Some(dir) = self.options.egdb.clone().filter(|p| p.is_dir()) else {
+            return;
+        };
+        if variant == self.egdb_variant {
+            return;
+        }
+        if let Ok(change) = egdb_change(Some(&dir), variant) {
+            self.egdb_variant = variant;
+            self.prepare(vec![change], None);
+        }
     }
 
     /// The current position as a PDN FEN.
