@@ -789,6 +789,19 @@ fn a_directory_of_databases_serves_the_variant_played() {
         tammi::egdb::locate(&russian, Variant::English).unwrap(),
         Some(russian.clone())
     );
+    // A build under way (OUT.part: a header of more pieces, the slices not all there)
+    // is not a database yet.
+    let building = scratch("directory-building");
+    let small = building.join("small.egdb");
+    std::fs::copy(dir.join("zz-english-small.egdb"), &small).unwrap();
+    let mut part = std::fs::read(&english).unwrap();
+    part.truncate(part.len() / 2);
+    std::fs::write(building.join("big.egdb.part"), part).unwrap();
+    assert_eq!(
+        tammi::egdb::locate(&building, Variant::English).unwrap(),
+        Some(small)
+    );
+    std::fs::remove_dir_all(&building).unwrap();
     let empty = scratch("directory-empty");
     std::fs::write(empty.join("notes.txt"), b"not a database").unwrap();
     let err = tammi::egdb::locate(&empty, Variant::English).unwrap_err();

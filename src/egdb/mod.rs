@@ -707,7 +707,8 @@ pub fn locate(path: &Path, variant: Variant) -> Result<Option<std::path::PathBuf
         .with_context(|| format!("listing the endgame database directory {}", path.display()))?;
     let mut names: Vec<std::path::PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file())
+        // A build's OUT.part has a database's header but not its slices yet.
+        .filter(|p| p.is_file() && p.extension().is_none_or(|e| e != "part"))
         .collect();
     // Equal piece counts are decided by the name, not by the directory's order.
     names.sort();
