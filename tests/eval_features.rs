@@ -102,6 +102,8 @@ fn patterns_are_seen_from_each_side() {
     w.man = 100;
     w.drawish_scale_pct = 100;
     w.three_vs_one_scale_pct = 100;
+    w.king_held_scale_pct = 100;
+    w.kings_even_scale_pct = 100;
     let text = "o./../../..";
     let index = tammi::eval::weights::parse_pattern(text).unwrap();
     assert_eq!(tammi::eval::weights::pattern_text(index), text);
@@ -126,6 +128,8 @@ fn patterns_are_seen_from_each_side() {
     w9.man = 100;
     w9.drawish_scale_pct = 100;
     w9.three_vs_one_scale_pct = 100;
+    w9.king_held_scale_pct = 100;
+    w9.kings_even_scale_pct = 100;
     let near = tammi::eval::weights::parse_pattern("../../../.o").unwrap();
     w9.patterns[8 * tammi::eval::weights::PATTERN_STATES + near] = 7 * PATTERN_UNIT;
     let eval = Evaluator::<Position<English>>::with_weights(&w9);
@@ -143,6 +147,8 @@ fn tapered_patterns_on_10x10_are_seen_from_each_side() {
     w.man = 100;
     w.drawish_scale_pct = 100;
     w.three_vs_one_scale_pct = 100;
+    w.king_held_scale_pct = 100;
+    w.kings_even_scale_pct = 100;
     let index = tammi::eval::weights::parse_pattern("o./../../..").unwrap();
     let per_phase = 16 * tammi::eval::weights::PATTERN_STATES;
     w.patterns[index] = 40 * PATTERN_UNIT; // opening

@@ -42,6 +42,8 @@ fn tempo_file(dir: &std::path::Path) -> std::path::PathBuf {
     w.tempo = 500;
     w.drawish_scale_pct = 100;
     w.three_vs_one_scale_pct = 100;
+    w.king_held_scale_pct = 100;
+    w.kings_even_scale_pct = 100;
     let path = dir.join("tempo.txt");
     std::fs::write(&path, w.to_text(&["test".into()])).unwrap();
     path

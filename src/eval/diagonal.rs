@@ -442,6 +442,9 @@ fn terms<R: Rules, S: Sink<R::B>>(
     let kings_up = m.kings[0] as i32 - m.kings[1] as i32;
     sink.add(Term::man, men);
     sink.add(Term::king, kings_up);
+    // A side's first king counts apart: it is what stops most wins.
+    let first_king = (m.kings[0] > 0) as i32 - (m.kings[1] > 0) as i32;
+    sink.add(Term::king_first, first_king);
     let material = w.man * men + w.king * kings_up;
     let pieces = occ.count() as i32;
     let phase = pieces.min(t.start_pieces);
@@ -619,13 +622,7 @@ impl<R: Rules> Evaluate for Position<R> {
         };
         let ending = terms(self, t, &mut sink);
         let mut f = sink.f;
-        f.linear = R::GOAL != Goal::Normal
-            || match ending {
-                Ending::Normal | Ending::Chase(_) => true,
-                Ending::Drawn => false,
-                Ending::Drawish => t.w.drawish_scale_pct == 100,
-                Ending::ThreeVsOne => t.w.three_vs_one_scale_pct == 100,
-            };
+        f.linear = R::GOAL != Goal::Normal || endgame::unscaled(ending, &t.w);
         Some(f)
     }
 }

@@ -26,6 +26,12 @@ pub enum Ending {
     ThreeVsOne,
     /// Kings only and a won balance: the stronger side is told to close in.
     Chase(Color),
+    /// Flying kings, men on the board and a king that may hold the balance: `few[c]`, side
+    /// `c` has three pieces or fewer against at least one king (a king stops so few
+    /// pieces from winning); `even`, both sides have the same number of kings and their
+    /// men differ by one at most (the kings cancel and one man is rarely enough). Which
+    /// side is ahead is the score's to say: see [`scale`].
+    KingHeld { few: [bool; 2], even: bool },
 }
 
 #[inline(always)]
@@ -84,6 +90,12 @@ pub fn classify(
                 return Ending::Drawish;
             }
         }
+        let few =
+            [Color::White, Color::Black].map(|c| pieces(c) <= 3 && m.kings[idx(c.opposite())] >= 1);
+        let even = m.kings[0] == m.kings[1] && m.kings[0] >= 1 && m.men[0].abs_diff(m.men[1]) <= 1;
+        if few != [false, false] || even {
+            return Ending::KingHeld { few, even };
+        }
     }
     Ending::Normal
 }
@@ -95,7 +107,36 @@ pub fn scale(score: i32, ending: Ending, w: &Weights) -> i32 {
         Ending::Drawn => 0,
         Ending::Drawish => score * w.drawish_scale_pct / 100,
         Ending::ThreeVsOne => score * w.three_vs_one_scale_pct / 100,
+        Ending::KingHeld { few, even } => {
+            let ahead = if score > 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            if few[idx(ahead)] {
+                score * w.king_held_scale_pct / 100
+            } else if even {
+                score * w.kings_even_scale_pct / 100
+            } else {
+                score
+            }
+        }
         Ending::Normal | Ending::Chase(_) => score,
+    }
+}
+
+/// Whether `scale` leaves every score of `ending` as it is (the tuner fits only such
+/// positions, whose score is linear in the weights).
+pub fn unscaled(ending: Ending, w: &Weights) -> bool {
+    match ending {
+        Ending::Normal | Ending::Chase(_) => true,
+        Ending::Drawn => false,
+        Ending::Drawish => w.drawish_scale_pct == 100,
+        Ending::ThreeVsOne => w.three_vs_one_scale_pct == 100,
+        Ending::KingHeld { few, even } => {
+            (few == [false, false] || w.king_held_scale_pct == 100)
+                && (!even || w.kings_even_scale_pct == 100)
+        }
     }
 }
 
@@ -131,5 +172,41 @@ mod tests {
         );
         assert_eq!(classify(&mat(1, 1, 0, 1), true, never), Ending::Drawish);
         assert_eq!(classify(&mat(5, 0, 5, 0), true, never), Ending::Normal);
+        // A king against three pieces, and kings level with the men a man apart.
+        assert_eq!(
+            classify(&mat(2, 1, 5, 1), true, never),
+            Ending::KingHeld {
+                few: [true, false],
+                even: false
+            }
+        );
+        assert_eq!(
+            classify(&mat(4, 1, 3, 1), true, never),
+            Ending::KingHeld {
+                few: [false, false],
+                even: true
+            }
+        );
+        assert_eq!(classify(&mat(4, 2, 3, 1), true, never), Ending::Normal);
+        // Short kings: no such holding.
+        assert_eq!(classify(&mat(2, 1, 5, 1), false, never), Ending::Normal);
+    }
+
+    #[test]
+    fn a_held_ending_scales_only_the_side_ahead() {
+        let mut w = Weights::zero(50);
+        w.king_held_scale_pct = 10;
+        w.kings_even_scale_pct = 50;
+        // White has three pieces against Black's king and five men.
+        let held = classify(&mat(2, 1, 5, 1), true, |_| false);
+        assert_eq!(scale(200, held, &w), 20);
+        assert_eq!(scale(-200, held, &w), -200);
+        let even = classify(&mat(4, 1, 3, 1), true, |_| false);
+        assert_eq!(scale(200, even, &w), 100);
+        assert_eq!(scale(-200, even, &w), -100);
+        assert!(!unscaled(held, &w));
+        w.king_held_scale_pct = 100;
+        w.kings_even_scale_pct = 100;
+        assert!(unscaled(held, &w) && unscaled(even, &w));
     }
 }

@@ -153,7 +153,8 @@ impl Evaluate for TurkishPosition {
             kings: [wk.count(), bk.count()],
         };
         let material = w.man * (m.men[0] as i32 - m.men[1] as i32)
-            + w.king * (m.kings[0] as i32 - m.kings[1] as i32);
+            + w.king * (m.kings[0] as i32 - m.kings[1] as i32)
+            + w.king_first * ((m.kings[0] > 0) as i32 - (m.kings[1] > 0) as i32);
         let mut score = material + side_terms(t, Color::White, wm, wk, occ)
             - side_terms(t, Color::Black, bm, bk, occ);
         // Orthogonal kings behave like short ones here: an extra king is a win to drive home.

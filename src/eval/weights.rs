@@ -69,6 +69,8 @@ weights! {
     man,
     /// Material: one king.
     king,
+    /// Material: a side's first king, on top of `king`.
+    king_first,
     /// Per row a man has advanced from its own back row.
     tempo,
     /// Per man on its own back row.
@@ -109,6 +111,12 @@ weights! {
     drawish_scale_pct,
     /// Percent kept for three pieces against a lone king off the long diagonal.
     three_vs_one_scale_pct,
+    /// Flying kings: percent kept when the side ahead has three pieces or fewer against
+    /// a king.
+    king_held_scale_pct,
+    /// Flying kings: percent kept when the kings are level and the men a man apart at
+    /// most.
+    kings_even_scale_pct,
 }
 
 /// Patterns: the board is covered by overlapping 4x4 windows (corners on every even row
@@ -685,7 +693,10 @@ mod tests {
             ("pattern_unit 4 4", "expected 'pattern_unit N'"),
         ] {
             let e = Weights::parse(&format!("{full}{bad}\n"), 32).unwrap_err();
-            assert!(e.contains(why) && e.starts_with("line 23"), "{bad}: {e}");
+            assert!(
+                e.contains(why) && e.starts_with(&format!("line {}", Weights::NAMES.len() + 1)),
+                "{bad}: {e}"
+            );
         }
         let twice = format!("{full}pattern 1 o./../../.. 1\npattern 1 o./../../.. 2\n");
         assert!(
@@ -714,7 +725,11 @@ mod tests {
             32,
         )
         .unwrap_err();
-        assert!(e.contains("line 24") && e.contains("beyond ±16000"), "{e}");
+        assert!(
+            e.contains(&format!("line {}", Weights::NAMES.len() + 2))
+                && e.contains("beyond ±16000"),
+            "{e}"
+        );
         // A unit after the values it would have scaled is refused, not applied late.
         let e = Weights::parse(
             &format!("{full}pattern 5 o./.x/../oo 1\npattern_unit 32\n"),
@@ -722,7 +737,8 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            e.contains("line 24") && e.contains("before the first pattern"),
+            e.contains(&format!("line {}", Weights::NAMES.len() + 2))
+                && e.contains("before the first pattern"),
             "{e}"
         );
     }
@@ -755,7 +771,10 @@ mod tests {
             ("pattern 1 o./.x/../oo 1 10001", "beyond"),
         ] {
             let e = Weights::parse(&format!("{full}{bad}\n"), 50).unwrap_err();
-            assert!(e.contains(why) && e.starts_with("line 23"), "{bad}: {e}");
+            assert!(
+                e.contains(why) && e.starts_with(&format!("line {}", Weights::NAMES.len() + 1)),
+                "{bad}: {e}"
+            );
         }
     }
 

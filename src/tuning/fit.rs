@@ -72,11 +72,13 @@ pub struct FitArgs {
 }
 
 /// Weights the fit leaves alone: the unit, and those that enter non-linearly.
-const FIXED: [&str; 4] = [
+const FIXED: [&str; 6] = [
     "man",
     "king_mobility_cap",
     "drawish_scale_pct",
     "three_vs_one_scale_pct",
+    "king_held_scale_pct",
+    "kings_even_scale_pct",
 ];
 
 /// Positions as sparse feature rows.
