@@ -901,3 +901,28 @@ fn the_probe_benchmark_probes_every_position_it_draws() {
     assert_eq!(code, 2, "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_english_king_against_king_counts_match_the_published_ones() {
+    // Published for english (a builder's report on damforum.nl, "2-piece database, 1 white
+    // king vs 1 red king"): of the 992 placements with White to move, 230 are won (the
+    // capture at once, or a king driven into one), 654 drawn and 108 lost.
+    use tammi::egdb::Wld;
+    use tammi::notation::parse_fen;
+    use tammi::rules::{English, Position};
+
+    let db = Database::build(Variant::English, 2, |_, _, _| {}).unwrap();
+    let mut counts = [0u32; 3];
+    for w in 1..=32u32 {
+        for b in (1..=32u32).filter(|&b| b != w) {
+            let pos: Position<English> = parse_fen(&format!("W:WK{w}:BK{b}")).unwrap();
+            let i = match db.probe(&pos).unwrap() {
+                Wld::Win => 0,
+                Wld::Draw => 1,
+                Wld::Loss => 2,
+            };
+            counts[i] += 1;
+        }
+    }
+    assert_eq!(counts, [230, 654, 108]);
+}
