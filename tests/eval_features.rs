@@ -11,14 +11,12 @@ use tammi::rules::{Color, English, International, Position, Russian};
 
 /// Random weights (tables included); the non-linear ones keep their embedded values.
 fn random_weights(base: &Weights, rng: &mut Rng) -> Weights {
-    let fixed = [
-        "king_mobility_cap",
-        "drawish_scale_pct",
-        "three_vs_one_scale_pct",
-    ];
     let mut p = base.params();
     for (i, v) in p.iter_mut().enumerate() {
-        if i < Weights::NAMES.len() && fixed.contains(&Weights::NAMES[i]) {
+        if i < Weights::NAMES.len()
+            && (Weights::NAMES[i] == "king_mobility_cap"
+                || Weights::SCALINGS.contains(&Weights::NAMES[i]))
+        {
             continue;
         }
         *v = rng.below(201) as i32 - 100;
@@ -98,12 +96,8 @@ fn tables_are_seen_from_each_side() {
 fn patterns_are_seen_from_each_side() {
     // Window 1 seen from its own side: the far left 4x4 block, first square = the far
     // left square of the opponent's back row (square 1 for White, 32 for Black).
-    let mut w = Weights::zero(32);
+    let mut w = Weights::unscaled(32);
     w.man = 100;
-    w.drawish_scale_pct = 100;
-    w.three_vs_one_scale_pct = 100;
-    w.king_held_scale_pct = 100;
-    w.kings_even_scale_pct = 100;
     let text = "o./../../..";
     let index = tammi::eval::weights::parse_pattern(text).unwrap();
     assert_eq!(tammi::eval::weights::pattern_text(index), text);
@@ -124,12 +118,8 @@ fn patterns_are_seen_from_each_side() {
     // An opponent's piece in the window changes the configuration: no longer "o." alone.
     assert_eq!(score("W:WK1,K30,22:BK6,K31,11"), 0);
     // Window 9 is the near right block, whose last square is one's own right back corner.
-    let mut w9 = Weights::zero(32);
+    let mut w9 = Weights::unscaled(32);
     w9.man = 100;
-    w9.drawish_scale_pct = 100;
-    w9.three_vs_one_scale_pct = 100;
-    w9.king_held_scale_pct = 100;
-    w9.kings_even_scale_pct = 100;
     let near = tammi::eval::weights::parse_pattern("../../../.o").unwrap();
     w9.patterns[8 * tammi::eval::weights::PATTERN_STATES + near] = 7 * PATTERN_UNIT;
     let eval = Evaluator::<Position<English>>::with_weights(&w9);
@@ -143,12 +133,8 @@ fn patterns_are_seen_from_each_side() {
 fn tapered_patterns_on_10x10_are_seen_from_each_side() {
     // International window 1 is the far left 4x4 block (squares 1, 2, 6, 7, 11, 12, 16,
     // 17 for White); Black's window 1 is the board turned round: 50, 49, 45, 44, ...
-    let mut w = Weights::zero(50);
+    let mut w = Weights::unscaled(50);
     w.man = 100;
-    w.drawish_scale_pct = 100;
-    w.three_vs_one_scale_pct = 100;
-    w.king_held_scale_pct = 100;
-    w.kings_even_scale_pct = 100;
     let index = tammi::eval::weights::parse_pattern("o./../../..").unwrap();
     let per_phase = 16 * tammi::eval::weights::PATTERN_STATES;
     w.patterns[index] = 40 * PATTERN_UNIT; // opening

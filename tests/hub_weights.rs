@@ -37,13 +37,9 @@ fn score(hub: &mut Hub) -> f64 {
 
 /// An international weights file: every scalar 0 but `man` 100 and `tempo` 500.
 fn tempo_file(dir: &std::path::Path) -> std::path::PathBuf {
-    let mut w = Weights::zero(50);
+    let mut w = Weights::unscaled(50);
     w.man = 100;
     w.tempo = 500;
-    w.drawish_scale_pct = 100;
-    w.three_vs_one_scale_pct = 100;
-    w.king_held_scale_pct = 100;
-    w.kings_even_scale_pct = 100;
     let path = dir.join("tempo.txt");
     std::fs::write(&path, w.to_text(&["test".into()])).unwrap();
     path

@@ -34,6 +34,15 @@ macro_rules! weights {
         }
 
         impl Weights {
+            /// The percentages that scale a whole score in the endings `endgame` knows; a
+            /// score is linear in the other weights (but `king_mobility_cap`).
+            pub const SCALINGS: [&'static str; 4] = [
+                "drawish_scale_pct",
+                "three_vs_one_scale_pct",
+                "king_held_scale_pct",
+                "kings_even_scale_pct",
+            ];
+
             /// The scalar names a weights file must define, each exactly once.
             pub const NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
 
@@ -47,6 +56,16 @@ macro_rules! weights {
             /// The scalar weights in [`Weights::NAMES`] order.
             pub fn scalars(&self) -> Vec<i32> {
                 vec![$(self.$name),*]
+            }
+
+            /// All zero but the scalings, which keep every score whole (100): scores are
+            /// then linear in the weights, as a test of single features wants.
+            pub fn unscaled(squares: usize) -> Self {
+                let mut w = Self::zero(squares);
+                for name in Self::SCALINGS {
+                    *w.slot(name).expect("every scaling is a weight") = 100;
+                }
+                w
             }
 
             /// All zero, with tables of `squares` entries.

@@ -71,15 +71,11 @@ pub struct FitArgs {
     pub lambda: f64,
 }
 
-/// Weights the fit leaves alone: the unit, and those that enter non-linearly.
-const FIXED: [&str; 6] = [
-    "man",
-    "king_mobility_cap",
-    "drawish_scale_pct",
-    "three_vs_one_scale_pct",
-    "king_held_scale_pct",
-    "kings_even_scale_pct",
-];
+/// Whether the fit leaves the weight `name` alone: the unit, and those that enter
+/// non-linearly.
+fn fixed(name: &str) -> bool {
+    name == "man" || name == "king_mobility_cap" || Weights::SCALINGS.contains(&name)
+}
 
 /// Positions as sparse feature rows.
 #[derive(Default)]
@@ -386,7 +382,7 @@ pub fn run_fit(a: &FitArgs) -> Result<i32> {
     let patterns_from = Weights::NAMES.len() + 4 * squares;
     let free: Vec<bool> = (0..w.len())
         .map(|i| {
-            let fixed = i < Weights::NAMES.len() && FIXED.contains(&Weights::NAMES[i]);
+            let fixed = i < Weights::NAMES.len() && fixed(Weights::NAMES[i]);
             let kept = a.keep_patterns && i >= patterns_from;
             !fixed && !kept
         })
