@@ -517,3 +517,35 @@ fn fit_with_lambda_follows_the_scores_and_needs_them() {
         stderr(&o)
     );
 }
+
+/// Frisian's count of a king's moves in a row (art. 12) is not in the FEN: self-play must
+/// not re-anchor the engine's position on a FEN that lost it. With seed 1 and 6 random
+/// plies, game 12 of this run reaches a promotion while the other side's king has moved
+/// in a row; anchored on the FEN, the engine saw a fourth king move as legal and the run
+/// stopped with "illegal move".
+#[test]
+fn frisian_games_keep_the_king_move_count() {
+    let out = temp("frisian-games.txt");
+    let o = tammi(&[
+        "tune",
+        "games",
+        "--variant",
+        "frisian",
+        "--games",
+        "12",
+        "--seed",
+        "1",
+        "--random-plies",
+        "6",
+        "--threads",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.lines().last().unwrap().starts_with("# games 12 "),
+        "{text}"
+    );
+}

@@ -355,11 +355,18 @@ fn play_game<P: Board>(
             parse_move(&pos, &best, &legal).map_err(|e| format!("engine move {best}: {e}"))?
         };
         game.play(&mv).map_err(|e| e.to_string())?;
-        if game.counters().material == 0 {
-            anchor = write_fen(game.position(), Notation::Numeric);
-            since.clear();
-        } else {
-            since.push(format_hub_move::<P>(&mv));
+        // Re-anchored only where the FEN holds the whole position: frisian's count of a
+        // king's moves in a row (art. 12) is not in the FEN and survives the other side's
+        // capture or promotion, so there the moves since the last anchor are kept.
+        let fen = (game.counters().material == 0)
+            .then(|| write_fen(game.position(), Notation::Numeric))
+            .filter(|fen| parse_position::<P>(fen).is_ok_and(|p| p == *game.position()));
+        match fen {
+            Some(fen) => {
+                anchor = fen;
+                since.clear();
+            }
+            None => since.push(format_hub_move::<P>(&mv)),
         }
     };
     Ok(GameData { fens, result })
