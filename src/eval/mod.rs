@@ -10,6 +10,7 @@ pub mod diagonal;
 pub mod endgame;
 pub mod frisian;
 pub mod network;
+mod network_simd;
 pub mod orthogonal;
 pub mod weights;
 

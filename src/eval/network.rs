@@ -20,6 +20,7 @@
 //!
 //! Inner loops run over fixed-size arrays so the compiler vectorises them (no `unsafe`).
 
+use super::network_simd::{self, PairWeights};
 use crate::rules::{Bits, Board, Color};
 
 /// Inputs per perspective: 4 piece kinds × 32 squares.
@@ -34,8 +35,6 @@ pub const QA: i32 = 127;
 pub const QB: i32 = 64;
 /// log2 of QB: the shift from a second-layer sum back to activation units.
 const QB_SHIFT: u32 = 6;
-/// i32 lanes of the second layer's dot products (16: one 512-bit register).
-const LANES: usize = 16;
 /// The largest magnitude a float weight of the second or third layer may have (the `i8`
 /// range over QB); the trainer clips to it.
 pub const MAX_I8_WEIGHT: f32 = 127.0 / QB as f32;
@@ -64,9 +63,11 @@ pub struct Network {
     /// One row of HIDDEN per input.
     pub l1_w: Box<[[i16; HIDDEN]; INPUTS]>,
     pub l1_b: [i16; HIDDEN],
-    /// One row per second-layer unit over the 2·HIDDEN activations (side to move first);
-    /// `i8` values, held as `i16` so the products pair up in the vector multiply-add.
-    pub l2_w: Box<[[i16; 2 * HIDDEN]; L2]>,
+    /// The second layer's `i8` weights (held as `i16`, the lanes of the vector
+    /// multiply-add) by pairs of its 2·HIDDEN inputs (side to move's first), the layout of
+    /// its hot loop ([`network_simd`]); read and set with [`Network::l2_weight`] and
+    /// [`Network::set_l2_weight`].
+    l2_pairs: Box<PairWeights>,
     pub l2_b: [i32; L2],
     /// `i8` values held as `i32`.
     pub l3_w: [i32; L2],
@@ -193,18 +194,8 @@ impl Network {
             *o = x.clamp(0, QA as i16);
         }
         let mut out = self.l3_b;
-        for ((row, &b), &w3) in self.l2_w.iter().zip(&self.l2_b).zip(&self.l3_w) {
-            // Pairs of i16 products summed into i32 lanes (the shape of a vector
-            // multiply-add), the lanes added up once per row: a sum per chunk made the
-            // compiler reduce a vector register 16 times a row.
-            let mut lanes = [0i32; LANES];
-            for (x, w) in a.chunks_exact(2 * LANES).zip(row.chunks_exact(2 * LANES)) {
-                for (k, lane) in lanes.iter_mut().enumerate() {
-                    *lane += x[2 * k] as i32 * w[2 * k] as i32
-                        + x[2 * k + 1] as i32 * w[2 * k + 1] as i32;
-                }
-            }
-            let z: i32 = lanes.iter().sum();
+        let sums = network_simd::sums(&a, &self.l2_pairs);
+        for ((&z, &b), &w3) in sums.iter().zip(&self.l2_b).zip(&self.l3_w) {
             // Rounded (not floored) back to activation units: no bias against the float
             // network the trainer fits.
             let h = ((z + b + (QB >> 1)) >> QB_SHIFT).clamp(0, QA);
@@ -251,8 +242,11 @@ impl Network {
         let _ = writeln!(s, "l2.bias {L2}");
         line(&mut s, &mut self.l2_b.iter().copied());
         let _ = writeln!(s, "l2.weights {}", L2 * 2 * HIDDEN);
-        for row in self.l2_w.iter() {
-            line(&mut s, &mut row.iter().map(|&x| x as i32));
+        for j in 0..L2 {
+            line(
+                &mut s,
+                &mut (0..2 * HIDDEN).map(|i| self.l2_weight(j, i) as i32),
+            );
         }
         let _ = writeln!(s, "l3.bias 1");
         line(&mut s, &mut std::iter::once(self.l3_b));
@@ -395,9 +389,9 @@ impl Network {
             }
         }
         net.l2_b.copy_from_slice(&l2_b);
-        for (row, src) in net.l2_w.iter_mut().zip(l2_w.chunks_exact(2 * HIDDEN)) {
-            for (d, &s) in row.iter_mut().zip(src) {
-                *d = s as i16;
+        for (j, src) in l2_w.chunks_exact(2 * HIDDEN).enumerate() {
+            for (i, &s) in src.iter().enumerate() {
+                net.set_l2_weight(j, i, s as i16);
             }
         }
         net.l3_b = l3_b[0];
@@ -405,12 +399,22 @@ impl Network {
         Ok(net)
     }
 
+    /// Second-layer unit `j`'s weight on input `i` (of 2·HIDDEN, the side to move's first).
+    pub fn l2_weight(&self, j: usize, i: usize) -> i16 {
+        self.l2_pairs[i / 2][2 * j + i % 2]
+    }
+
+    /// Set second-layer unit `j`'s weight on input `i`.
+    pub fn set_l2_weight(&mut self, j: usize, i: usize, w: i16) {
+        self.l2_pairs[i / 2][2 * j + i % 2] = w;
+    }
+
     /// A network of zeros (evaluates everything as 0).
     pub fn zeroed(cp_per_logit: i32) -> Network {
         Network {
             l1_w: Box::new([[0; HIDDEN]; INPUTS]),
             l1_b: [0; HIDDEN],
-            l2_w: Box::new([[0; 2 * HIDDEN]; L2]),
+            l2_pairs: Box::new([[0; 2 * L2]; HIDDEN]),
             l2_b: [0; L2],
             l3_w: [0; L2],
             l3_b: 0,
@@ -428,12 +432,12 @@ impl Network {
         for (k, row) in n.l1_w.iter_mut().enumerate() {
             row[k % HIDDEN] = QA as i16;
         }
-        for (j, row) in n.l2_w.iter_mut().enumerate().take(16) {
+        for j in 0..16 {
             // Inputs 0..64 are the side to move's men and kings, 64..128 the opponent's.
             let base = if j < 8 { 0 } else { 64 };
             for k in 0..32 {
-                row[base + k] = 4;
-                row[base + 32 + k] = 5;
+                n.set_l2_weight(j, base + k, 4);
+                n.set_l2_weight(j, base + 32 + k, 5);
             }
         }
         for (j, w) in n.l3_w.iter_mut().enumerate().take(16) {
@@ -461,9 +465,9 @@ impl Network {
                 *x = next(-40, 40) as i16;
             }
         }
-        for row in n.l2_w.iter_mut() {
-            for x in row.iter_mut() {
-                *x = next(-127, 127) as i16;
+        for j in 0..L2 {
+            for i in 0..2 * HIDDEN {
+                n.set_l2_weight(j, i, next(-127, 127) as i16);
             }
         }
         for x in n.l2_b.iter_mut() {
@@ -626,7 +630,7 @@ mod tests {
         // output is one logit, cp_per_logit centi-men.
         let mut n = Network::zeroed(135);
         n.l1_b = [QA as i16; HIDDEN];
-        n.l2_w[0][0] = QB as i16; // 1.0 from the first unit of the side to move
+        n.set_l2_weight(0, 0, QB as i16); // 1.0 from the first unit of the side to move
         n.l3_w[0] = QB;
         let pos = Pos::start();
         assert_eq!(n.raw_output(&n.refresh(&pos), Color::White), QA * QB);

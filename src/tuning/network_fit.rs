@@ -285,11 +285,12 @@ impl FloatNet {
         for (h, x) in n.l1_b.iter_mut().enumerate() {
             *x = (p[B1 + h] * qa).round() as i16;
         }
-        for (j, row) in n.l2_w.iter_mut().enumerate() {
-            for (i, x) in row.iter_mut().enumerate() {
-                *x = (p[W2 + j * 2 * HIDDEN + i] * qb)
+        for j in 0..L2 {
+            for i in 0..2 * HIDDEN {
+                let x = (p[W2 + j * 2 * HIDDEN + i] * qb)
                     .round()
-                    .clamp(-127.0, 127.0) as i16;
+                    .clamp(-127.0, 127.0);
+                n.set_l2_weight(j, i, x as i16);
             }
         }
         for (j, x) in n.l2_b.iter_mut().enumerate() {
