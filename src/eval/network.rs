@@ -18,7 +18,9 @@
 //! `y · cp_per_logit` centi-men (the header's scale: the logit of a win, as the trainer's
 //! sigmoid reads it, per centi-man).
 //!
-//! Inner loops run over fixed-size arrays so the compiler vectorises them (no `unsafe`).
+//! Inner loops run over fixed-size arrays so the compiler vectorises them; the second
+//! layer, which the compiler did not vectorise well, is written by hand in
+//! [`super::network_simd`] (the evaluation's only `unsafe`).
 
 use super::network_simd::{self, PairWeights};
 use crate::rules::{Bits, Board, Color};
