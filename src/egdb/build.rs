@@ -72,33 +72,55 @@ pub fn solve_slice<P: EgdbBoard>(db: &Database, geo: &Geometry, slice: &Slice) -
             }
         });
 
-    // 2. Take settled positions back, until nothing new is settled.
-    let mut settled: Vec<u32> = (0..size as u32)
-        .filter(|&i| matches!(state[i as usize], WIN | LOSS))
-        .collect();
-    while let Some(i) = settled.pop() {
-        let sq = geo
-            .decode(slice, i as u64)
-            .expect("a settled index is valid");
-        let lost = state[i as usize] == LOSS;
-        for_each_predecessor::<P>(geo, &sq, |p| {
-            let j = geo.index(&p) as usize;
-            if state[j] != UNKNOWN {
-                return;
-            }
-            if lost {
-                state[j] = WIN;
-                settled.push(j as u32);
-            } else {
-                options[j] -= 1;
-                if options[j] == 0 {
-                    state[j] = LOSS;
-                    settled.push(j as u32);
-                }
-            }
-        });
+    // 2. Take settled positions back, until nothing new is settled. The positions
+    // waiting to be taken back are bits of a bitmap rather than indices on a stack: an
+    // eighth of a byte a position however many wait (a stack of indices took up to four
+    // bytes a position, and eight past 2^32 positions, the size of the largest 10x10
+    // six-piece slices). The bitmap is swept from the start until a sweep finds nothing;
+    // a bit set behind the sweep waits for the next one. The values do not depend on the
+    // order in which settled positions are taken back.
+    let mut waiting = vec![0u64; size.div_ceil(64)];
+    for (i, s) in state.iter().enumerate() {
+        if matches!(*s, WIN | LOSS) {
+            waiting[i / 64] |= 1 << (i % 64);
+        }
     }
-
+    let mut any = true;
+    while any {
+        any = false;
+        for w in 0..waiting.len() {
+            while waiting[w] != 0 {
+                any = true;
+                let bit = waiting[w].trailing_zeros() as usize;
+                waiting[w] &= waiting[w] - 1;
+                let i = w * 64 + bit;
+                let sq = geo
+                    .decode(slice, i as u64)
+                    .expect("a settled index is valid");
+                let lost = state[i] == LOSS;
+                for_each_predecessor::<P>(geo, &sq, |p| {
+                    let j = geo.index(&p) as usize;
+                    if state[j] != UNKNOWN {
+                        return;
+                    }
+                    if lost {
+                        state[j] = WIN;
+                    } else {
+                        options[j] -= 1;
+                        if options[j] != 0 {
+                            return;
+                        }
+                        state[j] = LOSS;
+                    }
+                    waiting[j / 64] |= 1 << (j % 64);
+                });
+            }
+        }
+    }
+    // Freed before the values are made, so that the build never holds more than the
+    // state, the counters and the bitmap at once (see `resume::build_bytes`).
+    drop(waiting);
+    drop(options);
     state
         .into_iter()
         .map(|s| match s {
@@ -298,6 +320,57 @@ mod tests {
             let n = crate::with_egdb_board!(v, P => check::<P>());
             assert!(n > 1000, "{v}: {n}");
         }
+    }
+
+    #[test]
+    fn every_move_out_of_a_slice_reaches_a_slice_the_builder_keeps() {
+        // The builder keeps a finished slice in full only while a slice still to build
+        // `reaches` it: a move out of a slice into one it does not reach would read a
+        // table no longer held in full (where captures have no value).
+        fn check<P: EgdbBoard>() -> usize {
+            let geo = Geometry::of::<P>();
+            let mut moves = Vec::new();
+            let mut out_of_slice = 0;
+            for sq in sample_positions(&geo, 200) {
+                let from = sq.slice();
+                let pos: P = geo.position(&sq);
+                pos.generate(&mut moves);
+                for m in &moves {
+                    let to = geo.squares(&pos.play(m)).slice();
+                    if to == from || to.side_pieces(sq.side.opposite()) == 0 {
+                        continue;
+                    }
+                    out_of_slice += 1;
+                    assert!(
+                        from.reaches(&to),
+                        "{}: {from:?} to {to:?} by a move of {sq:?}",
+                        P::VARIANT
+                    );
+                }
+            }
+            out_of_slice
+        }
+        for v in ALL_VARIANTS
+            .into_iter()
+            .filter(|v| super::super::unsupported(*v).is_none())
+        {
+            let n = crate::with_egdb_board!(v, P => check::<P>());
+            assert!(n > 1000, "{v}: {n}");
+        }
+        // And it is no wider than it needs: a slice never reaches itself, one move
+        // never takes pieces of both sides, gives the mover a piece or crowns two men.
+        let s = |wm, wk, bm, bk| Slice {
+            men: [wm, bm],
+            kings: [wk, bk],
+        };
+        assert!(!s(1, 1, 1, 1).reaches(&s(1, 1, 1, 1)));
+        assert!(s(1, 1, 1, 1).reaches(&s(0, 2, 1, 1)));
+        assert!(s(1, 1, 1, 1).reaches(&s(1, 1, 0, 1)));
+        assert!(s(1, 1, 1, 1).reaches(&s(0, 2, 0, 1)));
+        assert!(s(1, 1, 1, 1).reaches(&s(0, 1, 1, 1)));
+        assert!(!s(1, 1, 1, 1).reaches(&s(0, 1, 0, 1)));
+        assert!(!s(1, 1, 1, 1).reaches(&s(2, 0, 1, 1)));
+        assert!(!s(2, 0, 1, 1).reaches(&s(0, 2, 1, 1)));
     }
 
     #[test]

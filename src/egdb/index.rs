@@ -162,6 +162,23 @@ impl Slice {
         )
     }
 
+    /// Whether a move of either side in this slice can reach a position of `to` (a
+    /// capture, a man crowned, or both): the side that moves keeps its pieces, but for at
+    /// most one man crowned, and the other side loses any of its. Quiet moves within the
+    /// slice do not count. The builder keeps a slice's values in full only while a slice
+    /// still to build reaches it.
+    pub fn reaches(&self, to: &Slice) -> bool {
+        to != self
+            && [Color::White, Color::Black].into_iter().any(|c| {
+                let (m, o) = (c as usize, c.opposite() as usize);
+                let crowned = self.men[m] as i32 - to.men[m] as i32;
+                (crowned == 0 || crowned == 1)
+                    && to.kings[m] as i32 == self.kings[m] as i32 + crowned
+                    && to.men[o] <= self.men[o]
+                    && to.kings[o] <= self.kings[o]
+            })
+    }
+
     /// Every slice with exactly `n` pieces and at least one piece a side, in the order a
     /// database must be built: fewer men first, because a promotion turns a man into a
     /// king and so leads to a slice with the same piece count and one man fewer.

@@ -54,11 +54,13 @@ pub fn partial_path(out: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// The bytes a slice of `size` indices takes while it is built: the builder's state and
-/// option counters (a byte each), its values (a byte each), the packed table (a quarter)
-/// and the White-to-move values being coded (half a byte).
+/// The bytes a slice of `size` indices takes at most while it is built: the builder's
+/// state and option counters (a byte each) and the positions waiting to be taken back
+/// (a bit each). What follows takes less: the values (a byte each, the state freed or
+/// reused) with the packed table (a quarter), then the packed table with the White-to-move
+/// values being coded (half a byte).
 fn build_bytes(size: u64) -> u64 {
-    size * 3 + size / 4 + size / 2
+    size * 2 + size / 8
 }
 
 /// The outcome of [`Database::build_to`].
@@ -152,16 +154,28 @@ fn build_to<P: EgdbBoard>(
             .with_context(|| format!("writing {}", part.display()))?;
         file.seek(SeekFrom::Start(end))?;
     }
+    // A slice done is held in full (both sides to move, two bits each) only while a
+    // slice still to build reaches it; otherwise in its stored form. This is what bounds
+    // the memory of the largest builds: the 10x10 six-piece slices hold 46 billion
+    // positions a side, and each reaches only the few slices a capture or a crowning
+    // leads to.
+    let needed_after = |k: usize, t: &Slice| slices[k..].iter().any(|s| s.reaches(t));
     let white: Vec<Option<Vec<u8>>> = (0..Slice::ID_LIMIT)
         .map(|id| {
-            let s = slices.iter().find(|s| s.id() == id)?;
+            let s = slices[..finished].iter().find(|s| s.id() == id)?;
+            if !needed_after(finished, s) && !needed_after(finished, &mirror(s)) {
+                return None;
+            }
             Some(decode_all(coded[id].as_ref()?, geo.size(s) as usize / 2))
         })
         .collect();
     // Back in memory in full (both sides to move), for the slices still to build.
     for (k, slice) in slices[..finished].iter().enumerate() {
-        let full = expand::<P>(&db, &white, slice);
-        db.tables[slice.id()] = Some(Table::Full(full));
+        db.tables[slice.id()] = if needed_after(finished, slice) {
+            Some(Table::Full(expand::<P>(&db, &white, slice)))
+        } else {
+            coded[slice.id()].take()
+        };
         progress(&Progress {
             slice,
             done: k + 1,
@@ -171,6 +185,7 @@ fn build_to<P: EgdbBoard>(
             left: None,
         });
     }
+    drop(white);
 
     let budget = options.memory_mb as u64 * 1_000_000;
     let to_build: u64 = slices[finished..].iter().map(|s| geo.size(s)).sum();
@@ -231,6 +246,11 @@ fn build_to<P: EgdbBoard>(
         end += len;
         file.seek(SeekFrom::Start(end))?;
         coded[slice.id()] = Some(table);
+        for done in &slices[..=k] {
+            if matches!(db.tables[done.id()], Some(Table::Full(_))) && !needed_after(k + 1, done) {
+                db.tables[done.id()] = coded[done.id()].take();
+            }
+        }
         built_positions += size;
         let rate = built_positions as f64 / built_start.elapsed().as_secs_f64().max(1e-3);
         progress(&Progress {
@@ -246,7 +266,9 @@ fn build_to<P: EgdbBoard>(
     std::fs::rename(&part, out)
         .with_context(|| format!("renaming {} to {}", part.display(), out.display()))?;
     for slice in &slices {
-        db.tables[slice.id()] = coded[slice.id()].take();
+        if let Some(table) = coded[slice.id()].take() {
+            db.tables[slice.id()] = Some(table);
+        }
     }
     db.clear_cache();
     Ok(Built::Complete(db))
