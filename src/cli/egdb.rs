@@ -41,8 +41,8 @@ pub enum EgdbCommand {
         /// The variant (english, italian, russian, brazilian, international, turkish, ...).
         #[arg(long, short, default_value = "english", value_parser = crate::cli::rules_tools::parse_variant)]
         variant: Variant,
-        /// Largest number of pieces (2 to 6; english 6 takes about 40 minutes and 1.8 GB
-        /// of memory).
+        /// Largest number of pieces (2 to 6; english 6 takes about 25 minutes and 1.1 GB
+        /// of memory on 2 cores).
         #[arg(long, default_value_t = 4)]
         pieces: usize,
         /// Output file. Checked before the build starts (its directory must exist and be
@@ -51,7 +51,7 @@ pub enum EgdbCommand {
         #[arg(long)]
         out: PathBuf,
         /// Memory the build may use, in MB: a slice that would need more is refused
-        /// before it starts, with what it needs (english 6 pieces needs about 1800).
+        /// before it starts, with what it needs (english 6 pieces needs about 1100).
         #[arg(long, default_value_t = 4000, value_parser = clap::value_parser!(u64).range(16..))]
         memory: u64,
         /// Threads (all cores by default).

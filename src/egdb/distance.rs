@@ -273,7 +273,11 @@ impl Database {
                 })
                 .collect();
             let (offsets, data) = compress::encode_bytes(&white);
-            tables[slice.id()] = Some(Table::Coded { offsets, data });
+            tables[slice.id()] = Some(Table::Coded {
+                offsets,
+                data,
+                code: None,
+            });
             progress(&DistanceProgress {
                 slice,
                 done: k + 1,
@@ -320,7 +324,8 @@ impl Database {
         } else {
             self.geo.flipped(&sq)
         };
-        let Table::Coded { offsets, data } = self.distances[white.slice().id()].as_ref()? else {
+        let Table::Coded { offsets, data, .. } = self.distances[white.slice().id()].as_ref()?
+        else {
             return None;
         };
         let i = self.geo.index(&white) as usize / 2;
@@ -419,7 +424,7 @@ impl Database {
             f.write_all(format!("{:<NAME_BYTES$}", self.variant.name()).as_bytes())?;
             f.write_all(&[self.distance_pieces as u8, SEARCHED])?;
             for slice in all_slices(self.distance_pieces) {
-                let Some(Table::Coded { offsets, data }) = &self.distances[slice.id()] else {
+                let Some(Table::Coded { offsets, data, .. }) = &self.distances[slice.id()] else {
                     panic!("{slice:?} has no distances");
                 };
                 let n = self.geo.size(&slice) / 2;
@@ -688,7 +693,11 @@ mod tests {
             .unwrap();
         let n = db.geo.size(&slice) as usize / 2;
         let (offsets, data) = compress::encode_bytes(&vec![3; n]);
-        db.distances[slice.id()] = Some(Table::Coded { offsets, data });
+        db.distances[slice.id()] = Some(Table::Coded {
+            offsets,
+            data,
+            code: None,
+        });
         let v = db.verify(20_000, 3);
         assert!(v.distance_inconsistent > 50, "{v:?}");
         assert!(

@@ -92,7 +92,7 @@ pub struct Verification {
     pub distance_inconsistent: u64,
 }
 
-const MAGIC: &[u8] = b"tammi endgame database v3\n";
+const MAGIC: &[u8] = b"tammi endgame database v4\n";
 /// Bytes of the header's variant name (its canonical name, padded with spaces).
 const NAME_BYTES: usize = 16;
 /// The start of every slice's section in a file.
@@ -106,17 +106,36 @@ enum Table {
     /// While building: both sides to move, two bits a position, four to a byte (the
     /// slices built later look up both).
     Full(Vec<u8>),
-    /// Built: White to move, coded in blocks (see [`compress`]); a position where
-    /// White must capture holds no value of its own.
-    Coded { offsets: Vec<u32>, data: Vec<u8> },
+    /// Built: White to move, coded in blocks (see [`compress`]) with the slice's `code`;
+    /// a position where White must capture holds no value of its own. (The distance
+    /// tables, bytes coded without a slice code, have none.)
+    Coded {
+        offsets: Vec<u32>,
+        data: Vec<u8>,
+        code: Option<Box<compress::Code>>,
+    },
 }
 
 impl Table {
     fn bytes(&self) -> usize {
         match self {
             Table::Full(t) => t.len(),
-            Table::Coded { offsets, data } => data.len() + 4 * offsets.len(),
+            Table::Coded { offsets, data, .. } => data.len() + 4 * offsets.len(),
         }
+    }
+
+    /// A slice's values as [`compress::encode`] codes them (None if `data` does not start
+    /// with a code, or the first block not after it).
+    fn values(offsets: Vec<u32>, data: Vec<u8>) -> Option<Table> {
+        let code = compress::Code::read(&data)?;
+        if offsets.first() != Some(&(compress::CODE_BYTES as u32)) {
+            return None;
+        }
+        Some(Table::Coded {
+            offsets,
+            data,
+            code: Some(Box::new(code)),
+        })
     }
 }
 
@@ -169,11 +188,19 @@ fn unpack(table: &[u8], i: usize) -> Wld {
 fn white_values(table: &Table, positions: usize) -> Vec<u8> {
     match table {
         Table::Full(t) => (0..positions).map(|i| unpack(t, 2 * i).bits()).collect(),
-        Table::Coded { offsets, data } => {
+        Table::Coded {
+            offsets,
+            data,
+            code,
+        } => {
+            let code = code.as_ref().expect("a table of values");
             let mut out = vec![0u8; positions];
             for (b, chunk) in out.chunks_mut(BLOCK).enumerate() {
                 let coded = &data[offsets[b] as usize..offsets[b + 1] as usize];
-                assert!(compress::decode_block(coded, chunk), "a checked table");
+                assert!(
+                    compress::decode_block(code, coded, chunk),
+                    "a checked table"
+                );
             }
             out
         }
@@ -356,7 +383,7 @@ impl Database {
                 }
             });
         let (offsets, data) = compress::encode(&values);
-        Table::Coded { offsets, data }
+        Table::values(offsets, data).expect("a coded table")
     }
 
     /// The value of `sq` if the database holds it, for a position where the side to
@@ -387,7 +414,12 @@ impl Database {
         let slice = white.slice();
         match self.tables[slice.id()].as_ref()? {
             Table::Full(t) => Some(unpack(t, self.geo.index(sq) as usize)),
-            Table::Coded { offsets, data } => {
+            Table::Coded {
+                offsets,
+                data,
+                code,
+            } => {
+                let code = code.as_deref()?;
                 let i = self.geo.index(&white) as usize / 2;
                 let (block, k) = (i / BLOCK, i % BLOCK);
                 let coded = data.get(offsets[block] as usize..offsets[block + 1] as usize)?;
@@ -398,7 +430,7 @@ impl Database {
                         if entry.key != key {
                             let len = BLOCK.min(self.geo.size(&slice) as usize / 2 - block * BLOCK);
                             entry.key = u64::MAX;
-                            if !compress::decode_block(coded, &mut entry.values[..len]) {
+                            if !compress::decode_block(code, coded, &mut entry.values[..len]) {
                                 return None;
                             }
                             entry.key = key;
@@ -406,7 +438,7 @@ impl Database {
                         entry.values[k]
                     }
                     // Another thread has the slot: read the value straight from the code.
-                    Err(_) => compress::value_at(coded, k)?,
+                    Err(_) => compress::value_at(code, coded, k)?,
                 };
                 Some(Wld::from_bits(v))
             }
@@ -510,7 +542,7 @@ impl Database {
         f.write_all(format!("{:<NAME_BYTES$}", self.variant.name()).as_bytes())?;
         f.write_all(&[self.max_pieces as u8])?;
         for slice in all_slices(self.max_pieces) {
-            let Some(Table::Coded { offsets, data }) = &self.tables[slice.id()] else {
+            let Some(Table::Coded { offsets, data, .. }) = &self.tables[slice.id()] else {
                 panic!("{slice:?} is not built");
             };
             write_section(&mut f, &slice, self.geo.size(&slice) / 2, offsets, data)?;
@@ -668,6 +700,14 @@ impl Database {
         };
         let mut header = vec![0u8; MAGIC.len() + NAME_BYTES + 1];
         if f.read_exact(&mut header).is_err() || !header.starts_with(MAGIC) {
+            // The same words with another version: an earlier format, not damage.
+            if header.starts_with(&MAGIC[..MAGIC.len() - 3]) && header[..MAGIC.len()] != *MAGIC {
+                bail!(
+                    "{} is a tammi endgame database of an earlier format (before the \
+                     Huffman-coded blocks): build it again with this tammi",
+                    path.display()
+                );
+            }
             return Err(bad("wrong header"));
         }
         let name = String::from_utf8_lossy(&header[MAGIC.len()..MAGIC.len() + NAME_BYTES]);
@@ -870,7 +910,13 @@ fn read_section(
     slice: &Slice,
     left: u64,
 ) -> std::result::Result<(Table, u64), String> {
-    read_tagged_section(f, SECTION, geo, slice, left)
+    let (table, len) = read_tagged_section(f, SECTION, geo, slice, left)?;
+    let Table::Coded { offsets, data, .. } = table else {
+        unreachable!("a section reads as a coded table")
+    };
+    let table = Table::values(offsets, data)
+        .ok_or("the slice's code is not a code (the file is damaged)")?;
+    Ok((table, len))
 }
 
 /// [`read_section`] of a section tagged `tag`.
@@ -922,7 +968,14 @@ fn read_tagged_section(
     if offsets.windows(2).any(|w| w[0] > w[1]) || *offsets.last().unwrap() as u64 != data_len {
         return Err("block offsets out of order".into());
     }
-    Ok((Table::Coded { offsets, data }, total))
+    Ok((
+        Table::Coded {
+            offsets,
+            data,
+            code: None,
+        },
+        total,
+    ))
 }
 
 #[cfg(test)]
@@ -930,6 +983,7 @@ mod tests {
     use super::*;
     use crate::rules::{ALL_VARIANTS, Board, Setup};
     use index::Pos;
+    use rayon::prelude::*;
 
     fn probe_fen(db: &Database, side: Color, white: &[(u32, bool)], black: &[(u32, bool)]) -> Wld {
         let bit = |(sq, k): &(u32, bool)| (Pos::bit_of_square(*sq).unwrap(), *k);
@@ -973,98 +1027,216 @@ mod tests {
     /// point from `generate` and `play` alone: no predecessors, no symmetry, no order of
     /// slices; both sides to move. A position is won if a move reaches a lost one, lost
     /// if every move (or none) reaches a won one, and what is never decided is drawn.
+    ///
+    /// Each position's successors are found once (in parallel, slice by slice) and kept
+    /// as numbers (a slice's first number plus the index), so that each sweep is lookups
+    /// only; a sweep reads the values the same sweep has decided, which only shortens
+    /// the iteration (values go from undecided to decided, never back).
     fn plain_solve<P: EgdbBoard>(geo: &Geometry, n: usize) -> Vec<(Slice, Vec<Wld>)> {
+        /// A move that takes the opponent's last piece (a lost position for them).
+        const TAKES_ALL: u32 = u32::MAX;
+        const OPEN: u8 = 0;
+        const WIN: u8 = 1;
+        const LOSS: u8 = 2;
+        const NOT_A_POSITION: u8 = 3;
         let slices = all_slices(n);
-        let mut value: Vec<Vec<Option<Wld>>> = vec![Vec::new(); Slice::ID_LIMIT];
+        let mut first = vec![0u64; Slice::ID_LIMIT];
+        let mut total = 0u64;
         for s in &slices {
-            value[s.id()] = vec![None; geo.size(s) as usize];
+            first[s.id()] = total;
+            total += geo.size(s);
         }
-        let mut open: Vec<(Slice, u64, P)> = Vec::new();
-        for s in &slices {
-            for i in 0..geo.size(s) {
-                if let Some(sq) = geo.decode(s, i) {
-                    open.push((*s, i, geo.position(&sq)));
-                }
-            }
-        }
-        let mut moves = Vec::new();
-        loop {
-            let mut decided = Vec::new();
-            open.retain(|(s, i, pos)| {
-                pos.generate(&mut moves);
-                let (mut win, mut all_won) = (false, true);
-                for m in &moves {
-                    let next = pos.play(m);
-                    let v = if next.pieces(next.side()).is_empty() {
-                        Some(Wld::Loss)
-                    } else {
-                        let sq = geo.squares(&next);
-                        value[sq.slice().id()][geo.index(&sq) as usize]
+        assert!(
+            total < TAKES_ALL as u64,
+            "{total} positions: too many to number"
+        );
+        // Per slice: each index's successors (flat) and their count (u32::MAX: the
+        // index is no position).
+        let per_slice: Vec<(Vec<u32>, Vec<u32>)> = slices
+            .par_iter()
+            .map(|s| {
+                let (mut succ, mut count) = (Vec::new(), Vec::new());
+                let mut moves = Vec::new();
+                for i in 0..geo.size(s) {
+                    let Some(sq) = geo.decode(s, i) else {
+                        count.push(u32::MAX);
+                        continue;
                     };
-                    match v {
-                        Some(Wld::Loss) => win = true,
-                        Some(Wld::Win) => {}
-                        _ => all_won = false,
+                    let pos: P = geo.position(&sq);
+                    pos.generate(&mut moves);
+                    for m in &moves {
+                        let next = pos.play(m);
+                        succ.push(if next.pieces(next.side()).is_empty() {
+                            TAKES_ALL
+                        } else {
+                            let sq = geo.squares(&next);
+                            (first[sq.slice().id()] + geo.index(&sq)) as u32
+                        });
                     }
+                    count.push(moves.len() as u32);
                 }
-                let v = if win {
-                    Wld::Win
-                } else if all_won {
-                    Wld::Loss
+                (succ, count)
+            })
+            .collect();
+        // Position p's successors are succ[end[p]..end[p + 1]].
+        let mut value = Vec::with_capacity(total as usize);
+        let mut end = Vec::with_capacity(total as usize + 1);
+        end.push(0u64);
+        let mut succ = Vec::new();
+        for (s, c) in per_slice {
+            let mut at = succ.len() as u64;
+            for c in c {
+                if c == u32::MAX {
+                    value.push(NOT_A_POSITION);
                 } else {
-                    return true;
-                };
-                decided.push((*s, *i, v));
-                false
-            });
-            if decided.is_empty() {
-                break;
+                    value.push(OPEN);
+                    at += c as u64;
+                }
+                end.push(at);
             }
-            for (s, i, v) in decided {
-                value[s.id()][i as usize] = Some(v);
+            succ.extend_from_slice(&s);
+        }
+        loop {
+            let mut changed = false;
+            for p in 0..value.len() {
+                if value[p] != OPEN {
+                    continue;
+                }
+                let (mut win, mut all_won) = (false, true);
+                for &t in &succ[end[p] as usize..end[p + 1] as usize] {
+                    let v = if t == TAKES_ALL {
+                        LOSS
+                    } else {
+                        value[t as usize]
+                    };
+                    win |= v == LOSS;
+                    all_won &= v == WIN;
+                }
+                if win || all_won {
+                    value[p] = if win { WIN } else { LOSS };
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
             }
         }
         slices
             .iter()
             .map(|s| {
-                let v = std::mem::take(&mut value[s.id()]);
-                (*s, v.into_iter().map(|v| v.unwrap_or(Wld::Draw)).collect())
+                let at = first[s.id()] as usize;
+                let values = value[at..at + geo.size(s) as usize]
+                    .iter()
+                    .map(|&v| match v {
+                        WIN => Wld::Win,
+                        LOSS => Wld::Loss,
+                        _ => Wld::Draw,
+                    })
+                    .collect();
+                (*s, values)
             })
             .collect()
     }
 
+    /// Build `P`'s database of up to `n` pieces and compare every position with
+    /// [`plain_solve`]; the counts of draws, wins and losses compared.
+    fn agrees_with_the_plain_solver<P: EgdbBoard>(n: usize) -> [u64; 3] {
+        let db = Database::build(P::VARIANT, n, |_, _, _| {}).unwrap();
+        let geo = Geometry::of::<P>();
+        let mut counts = [0u64; 3];
+        for (slice, values) in plain_solve::<P>(&geo, n) {
+            for (i, v) in values.iter().enumerate() {
+                let Some(sq) = geo.decode(&slice, i as u64) else {
+                    continue;
+                };
+                assert_eq!(
+                    db.probe(&geo.position::<P>(&sq)),
+                    Some(*v),
+                    "{} {slice:?} index {i}",
+                    P::VARIANT
+                );
+                counts[v.bits() as usize] += 1;
+            }
+        }
+        counts
+    }
+
     #[test]
     fn every_variants_database_agrees_with_a_plain_fixed_point_solver() {
-        fn check<P: EgdbBoard>(n: usize) -> [u64; 3] {
-            let db = Database::build(P::VARIANT, n, |_, _, _| {}).unwrap();
-            let geo = Geometry::of::<P>();
-            let mut counts = [0u64; 3];
-            for (slice, values) in plain_solve::<P>(&geo, n) {
-                for (i, v) in values.iter().enumerate() {
-                    let Some(sq) = geo.decode(&slice, i as u64) else {
-                        continue;
-                    };
-                    assert_eq!(
-                        db.probe(&geo.position::<P>(&sq)),
-                        Some(*v),
-                        "{} {slice:?} index {i}",
-                        P::VARIANT
-                    );
-                    counts[v.bits() as usize] += 1;
-                }
-            }
-            counts
-        }
         for v in ALL_VARIANTS
             .into_iter()
             .filter(|v| unsupported(*v).is_none())
         {
-            let [draws, wins, losses] = crate::with_egdb_board!(v, P => check::<P>(3));
+            let [draws, wins, losses] =
+                crate::with_egdb_board!(v, P => agrees_with_the_plain_solver::<P>(3));
             // Every kind of result occurs (a wrong solver that called all draws fails).
             assert!(
                 draws > 1000 && wins > 1000 && losses > 1000,
                 "{v}: {draws} {wins} {losses}"
             );
+        }
+    }
+
+    /// The same for 4 pieces: minutes in release, so these three run in `.ci/run`
+    /// (`cargo test --release --lib -- --ignored four_piece`), each variant's counts and
+    /// time printed.
+    fn four_pieces_agree(variants: &[Variant]) {
+        for &v in variants {
+            assert!(unsupported(v).is_none(), "{v}");
+            let t = std::time::Instant::now();
+            let [draws, wins, losses] =
+                crate::with_egdb_board!(v, P => agrees_with_the_plain_solver::<P>(4));
+            eprintln!(
+                "{v}, 4 pieces: {draws} drawn, {wins} won, {losses} lost, as the plain solver; {:.1} s",
+                t.elapsed().as_secs_f64()
+            );
+            assert!(
+                draws > 10_000 && wins > 10_000 && losses > 10_000,
+                "{v}: {draws} {wins} {losses}"
+            );
+        }
+    }
+
+    /// The variants of the three 4-piece checks: the 8x8 diagonal ones, the 10x10 ones,
+    /// turkish.
+    const FOUR_PIECE_CHECKS: [&[Variant]; 3] = [
+        &[
+            Variant::English,
+            Variant::Italian,
+            Variant::Pool,
+            Variant::Czech,
+            Variant::Spanish,
+            Variant::Thai,
+            Variant::Russian,
+            Variant::Brazilian,
+        ],
+        &[Variant::International, Variant::Killer],
+        &[Variant::Turkish],
+    ];
+
+    #[test]
+    #[ignore = "minutes in release; .ci/run runs it"]
+    fn four_piece_databases_of_the_8x8_diagonal_variants_agree_with_the_plain_solver() {
+        four_pieces_agree(FOUR_PIECE_CHECKS[0]);
+    }
+
+    #[test]
+    #[ignore = "minutes in release; .ci/run runs it"]
+    fn four_piece_databases_of_the_10x10_variants_agree_with_the_plain_solver() {
+        four_pieces_agree(FOUR_PIECE_CHECKS[1]);
+    }
+
+    #[test]
+    #[ignore = "minutes in release; .ci/run runs it"]
+    fn the_four_piece_turkish_database_agrees_with_the_plain_solver() {
+        four_pieces_agree(FOUR_PIECE_CHECKS[2]);
+    }
+
+    #[test]
+    fn every_variant_with_a_database_has_a_four_piece_check() {
+        for v in ALL_VARIANTS {
+            let listed = FOUR_PIECE_CHECKS.iter().any(|c| c.contains(&v));
+            assert_eq!(listed, unsupported(v).is_none(), "{v}");
         }
     }
 
@@ -1113,7 +1285,7 @@ mod tests {
             .find(|s| s.kings == [2, 1] && s.men == [0, 0])
             .unwrap();
         let (offsets, data) = compress::encode(&vec![0; db.geo.size(&slice) as usize / 2]);
-        db.set_table(&slice, Table::Coded { offsets, data });
+        db.set_table(&slice, Table::values(offsets, data).unwrap());
         let v = db.verify(50_000, 1);
         assert!(v.inconsistent > 100, "{v:?}");
         assert!(v.examples[0].contains("stored"), "{:?}", v.examples);

@@ -215,7 +215,7 @@ fn build_to<P: EgdbBoard>(
         let values = build::solve_slice::<P>(&db, &geo, slice);
         db.tables[slice.id()] = Some(Table::Full(pack(values.into_iter())));
         let table = db.coded::<P>(slice);
-        let Table::Coded { offsets, data } = &table else {
+        let Table::Coded { offsets, data, .. } = &table else {
             unreachable!()
         };
         let mut w = std::io::BufWriter::new(&mut file);
@@ -276,7 +276,7 @@ fn build_to<P: EgdbBoard>(
 
 /// The bytes of a stored slice's section.
 fn section_len(t: &Table) -> u64 {
-    let Table::Coded { offsets, data } = t else {
+    let Table::Coded { offsets, data, .. } = t else {
         panic!("a stored slice")
     };
     28 + 4 * offsets.len() as u64 + data.len() as u64 + 8
