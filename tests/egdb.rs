@@ -926,3 +926,91 @@ fn the_english_king_against_king_counts_match_the_published_ones() {
     }
     assert_eq!(counts, [230, 654, 108]);
 }
+
+#[test]
+fn the_games_command_finds_the_moves_that_let_a_database_result_go() {
+    use tammi::egdb::Wld;
+    use tammi::notation::{format_move, parse_fen};
+    use tammi::rules::{Board, English, Notation, Position};
+    type E = Position<English>;
+
+    let dir = scratch("games");
+    let db_path = three_piece_db(&dir);
+    let db = Database::load(&db_path).unwrap();
+    let start_fen = "W:WK10,K19:BK1";
+    let start: E = parse_fen(start_fen).unwrap();
+    assert_eq!(db.probe(&start), Some(Wld::Win));
+    let legal = |p: &E| {
+        let mut l = Vec::new();
+        p.generate(&mut l);
+        l
+    };
+    // Game 1: White hangs a king (one king against one: a draw), Black takes it.
+    let moves = legal(&start);
+    let slip = moves
+        .iter()
+        .find(|m| db.probe(&start.play(m)) == Some(Wld::Draw))
+        .expect("a king can be given away");
+    let slip_text = format_move(&start, slip, &moves, Notation::Numeric);
+    let after = start.play(slip);
+    let replies = legal(&after);
+    let reply_text = format_move(&after, &replies[0], &replies, Notation::Numeric);
+    // Game 2: White keeps the win for a move each and the game is called a draw there.
+    let keep = moves
+        .iter()
+        .find(|m| db.probe(&start.play(m)) == Some(Wld::Loss))
+        .unwrap();
+    let keep_text = format_move(&start, keep, &moves, Notation::Numeric);
+    let pdn = format!(
+        "[White \"Alpha\"]\n[Black \"Beta\"]\n[GameType \"21\"]\n[FEN \"{start_fen}\"]\n\
+         [Result \"1/2-1/2\"]\n1. {slip_text} {reply_text} 1/2-1/2\n\n\
+         [White \"Beta\"]\n[Black \"Alpha\"]\n[GameType \"21\"]\n[FEN \"{start_fen}\"]\n\
+         [Result \"1/2-1/2\"]\n1. {keep_text} 1/2-1/2\n"
+    );
+    let games = dir.join("games.pdn");
+    std::fs::write(&games, pdn).unwrap();
+    let run = || {
+        tammi(&[
+            "egdb",
+            "games",
+            "--db",
+            db_path.to_str().unwrap(),
+            games.to_str().unwrap(),
+        ])
+    };
+    let (code, text, err) = run();
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(
+        text.contains(&format!(
+            "game 1 (Alpha - Beta): ply 1 {slip_text} by white (Alpha): a white win became a draw"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("game 2 (Beta - Alpha): ended a draw in a database win for white (Beta)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Alpha: 2 games, 2 in the database; database wins let go 1, draws lost 0, wins not won at the end 0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Beta: 2 games, 2 in the database; database wins let go 0, draws lost 0, wins not won at the end 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("2 games of english (2 reached the database of up to 3 pieces): 1 slips"),
+        "{text}"
+    );
+
+    // A game that does not replay is named, and the exit status says so.
+    std::fs::write(
+        &games,
+        format!("[GameType \"21\"]\n[FEN \"{start_fen}\"]\n1. 1-6 *\n"),
+    )
+    .unwrap();
+    let (code, text, _) = run();
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("cannot replay"), "{text}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -24,6 +24,7 @@ pub mod compress;
 pub mod distance;
 pub mod index;
 pub mod resume;
+pub mod review;
 
 use std::any::Any;
 use std::cell::RefCell;
