@@ -8,6 +8,9 @@
 //! from each predecessor, and a predecessor with no option left is lost. What is never
 //! settled is a draw.
 
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use std::sync::atomic::{AtomicU8, AtomicU64};
+
 use rayon::prelude::*;
 
 use super::index::{EgdbBoard, Geometry, Slice, Squares};
@@ -29,19 +32,20 @@ const CHUNK: usize = 1 << 14;
 /// The values of every position of `slice`, given the database of the slices before it.
 pub fn solve_slice<P: EgdbBoard>(db: &Database, geo: &Geometry, slice: &Slice) -> Vec<Wld> {
     let size = geo.size(slice) as usize;
-    let mut state = vec![UNKNOWN; size];
-    let mut options = vec![0u8; size];
+    // Atomic so that both passes run on every thread: a byte each, as plain bytes are.
+    let state: Vec<AtomicU8> = (0..size).map(|_| AtomicU8::new(UNKNOWN)).collect();
+    let options: Vec<AtomicU8> = (0..size).map(|_| AtomicU8::new(0)).collect();
 
     // 1. Moves out of the slice, and the count of moves within it.
     state
-        .par_chunks_mut(CHUNK)
-        .zip(options.par_chunks_mut(CHUNK))
+        .par_chunks(CHUNK)
+        .zip(options.par_chunks(CHUNK))
         .enumerate()
         .for_each(|(c, (state, options))| {
             let mut moves = Vec::new();
             for j in 0..state.len() {
                 let Some(sq) = geo.decode(slice, (c * CHUNK + j) as u64) else {
-                    state[j] = INVALID;
+                    state[j].store(INVALID, Relaxed);
                     continue;
                 };
                 let pos: P = geo.position(&sq);
@@ -61,14 +65,15 @@ pub fn solve_slice<P: EgdbBoard>(db: &Database, geo: &Geometry, slice: &Slice) -
                         None => unreachable!("slices are built in order"),
                     }
                 }
-                state[j] = if win {
+                let settled = if win {
                     WIN
                 } else if within == 0 && !escape {
                     LOSS
                 } else {
                     UNKNOWN
                 };
-                options[j] = within | if escape { ESCAPE } else { 0 };
+                state[j].store(settled, Relaxed);
+                options[j].store(within | if escape { ESCAPE } else { 0 }, Relaxed);
             }
         });
 
@@ -76,45 +81,49 @@ pub fn solve_slice<P: EgdbBoard>(db: &Database, geo: &Geometry, slice: &Slice) -
     // waiting to be taken back are bits of a bitmap rather than indices on a stack: an
     // eighth of a byte a position however many wait (a stack of indices took up to four
     // bytes a position, and eight past 2^32 positions, the size of the largest 10x10
-    // six-piece slices). The bitmap is swept from the start until a sweep finds nothing;
-    // a bit set behind the sweep waits for the next one. The values do not depend on the
-    // order in which settled positions are taken back.
-    let mut waiting = vec![0u64; size.div_ceil(64)];
-    for (i, s) in state.iter().enumerate() {
-        if matches!(*s, WIN | LOSS) {
-            waiting[i / 64] |= 1 << (i % 64);
-        }
-    }
-    let mut any = true;
-    while any {
-        any = false;
-        for w in 0..waiting.len() {
-            while waiting[w] != 0 {
-                any = true;
-                let bit = waiting[w].trailing_zeros() as usize;
-                waiting[w] &= waiting[w] - 1;
-                let i = w * 64 + bit;
-                let sq = geo
-                    .decode(slice, i as u64)
-                    .expect("a settled index is valid");
-                let lost = state[i] == LOSS;
-                for_each_predecessor::<P>(geo, &sq, |p| {
-                    let j = geo.index(&p) as usize;
-                    if state[j] != UNKNOWN {
-                        return;
-                    }
-                    if lost {
-                        state[j] = WIN;
-                    } else {
-                        options[j] -= 1;
-                        if options[j] != 0 {
-                            return;
-                        }
-                        state[j] = LOSS;
-                    }
-                    waiting[j / 64] |= 1 << (j % 64);
-                });
+    // six-piece slices). Each sweep shares the bitmap's words out among the threads and
+    // takes every bit it finds; a bit set where a sweep has passed waits for the next
+    // one, and a sweep that finds nothing ends the build. The values do not depend on
+    // the order in which settled positions are taken back, so neither on the threads:
+    // a position changes state once, from unknown, by a compare-and-swap, and only the
+    // thread that changed it sets its bit.
+    let waiting: Vec<AtomicU64> = state
+        .par_chunks(64)
+        .map(|word| {
+            let mut bits = 0u64;
+            for (b, s) in word.iter().enumerate() {
+                if matches!(s.load(Relaxed), WIN | LOSS) {
+                    bits |= 1 << b;
+                }
             }
+            AtomicU64::new(bits)
+        })
+        .collect();
+    loop {
+        let taken: u64 = waiting
+            .par_chunks(SWEEP_WORDS)
+            .enumerate()
+            .map(|(c, words)| {
+                let mut taken = 0;
+                for (k, word) in words.iter().enumerate() {
+                    loop {
+                        let mut bits = word.swap(0, Acquire);
+                        if bits == 0 {
+                            break;
+                        }
+                        while bits != 0 {
+                            taken += 1;
+                            let i = (c * SWEEP_WORDS + k) * 64 + bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            take_back::<P>(geo, slice, &state, &options, &waiting, i);
+                        }
+                    }
+                }
+                taken
+            })
+            .sum();
+        if taken == 0 {
+            break;
         }
     }
     // Freed before the values are made, so that the build never holds more than the
@@ -123,12 +132,53 @@ pub fn solve_slice<P: EgdbBoard>(db: &Database, geo: &Geometry, slice: &Slice) -
     drop(options);
     state
         .into_iter()
-        .map(|s| match s {
+        .map(|s| match s.into_inner() {
             WIN => Wld::Win,
             LOSS => Wld::Loss,
             _ => Wld::Draw,
         })
         .collect()
+}
+
+/// Bitmap words per parallel work unit of a sweep (64 positions a word).
+const SWEEP_WORDS: usize = 1 << 10;
+
+/// Takes the settled position `i` back one move: a lost one makes each unknown
+/// predecessor won; a won one takes an option from each, and one left with none is lost.
+/// Whatever this settles waits in `waiting` to be taken back in its turn.
+fn take_back<P: EgdbBoard>(
+    geo: &Geometry,
+    slice: &Slice,
+    state: &[AtomicU8],
+    options: &[AtomicU8],
+    waiting: &[AtomicU64],
+    i: usize,
+) {
+    let sq = geo
+        .decode(slice, i as u64)
+        .expect("a settled index is valid");
+    let lost = state[i].load(Relaxed) == LOSS;
+    for_each_predecessor::<P>(geo, &sq, |p| {
+        let j = geo.index(&p) as usize;
+        if state[j].load(Relaxed) != UNKNOWN {
+            return;
+        }
+        let settled = if lost {
+            WIN
+        } else {
+            // Each won successor takes one option, once: never more than there were.
+            if options[j].fetch_sub(1, Relaxed) != 1 {
+                return;
+            }
+            LOSS
+        };
+        if state[j]
+            .compare_exchange(UNKNOWN, settled, Relaxed, Relaxed)
+            .is_ok()
+        {
+            waiting[j / 64].fetch_or(1 << (j % 64), Release);
+        }
+    });
 }
 
 /// Every position one quiet, uncrowning move before `sq` in which that move was legal:
@@ -292,6 +342,26 @@ mod tests {
         }
         out.sort_unstable();
         out
+    }
+
+    #[test]
+    fn the_values_do_not_depend_on_the_threads() {
+        // Both passes share positions out among the threads, and the sweeps settle them
+        // in whatever order the threads reach them: one thread and several must build
+        // the same tables, to the byte. Russian: flying kings take back far, so the
+        // sweeps are long and the threads meet on the same predecessors.
+        let build = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| Database::build(crate::rules::Variant::Russian, 4, |_, _, _| {}))
+                .unwrap()
+        };
+        let (one, many) = (build(1), build(4));
+        let stored = one.tables.iter().filter(|t| t.is_some()).count();
+        assert!(stored > 30, "{stored}");
+        assert!(one.tables == many.tables);
     }
 
     #[test]

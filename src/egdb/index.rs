@@ -544,33 +544,66 @@ fn colex(mut mask: u64, place: impl Fn(u32) -> usize) -> u64 {
     rank
 }
 
-/// The `k` places (ascending order not guaranteed) of colex rank `rank`, below `n`.
+/// The `k` places, in ascending order, of colex rank `rank`, below `n`.
+///
+/// Each place is found by a binary search of the binomials rather than a walk down from
+/// `n`: decoding is a third of a build's time (every index of a slice is decoded in the
+/// first pass, every settled one again in the sweeps), and a walk takes up to 64 steps
+/// on the 8x8 orthogonal board where a search takes six.
 #[inline(always)]
 fn uncolex(mut rank: u64, k: usize, n: usize) -> impl Iterator<Item = usize> {
     let mut places = [0usize; MAX_PIECES];
-    let mut p = n;
+    // The place found last bounds the next from above: C(above, i) > rank.
+    let mut above = n;
     for i in (1..=k).rev() {
-        // The largest place p with C(p, i) <= rank.
-        p -= 1;
-        while binom(p, i) > rank {
-            p -= 1;
-        }
+        let p = if i == 1 {
+            rank as usize
+        } else {
+            // The largest p below `above` with C(p, i) <= rank; C(i - 1, i) = 0.
+            let (mut lo, mut hi) = (i - 1, above);
+            while hi - lo > 1 {
+                let mid = (lo + hi) / 2;
+                if binom(mid, i) <= rank {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        };
         places[i - 1] = p;
         rank -= binom(p, i);
+        above = p;
     }
     places.into_iter().take(k)
+}
+
+/// The square of the `n`th (from 0) set bit of `x`, which has more than `n` set bits:
+/// halves, quarters and eighths counted off, then at most seven bits cleared.
+#[inline(always)]
+fn select(mut x: u64, mut n: u32) -> u32 {
+    let mut base = 0;
+    for width in [32, 16, 8] {
+        let low = (x & ((1u64 << width) - 1)).count_ones();
+        if n >= low {
+            n -= low;
+            x >>= width;
+            base += width;
+        }
+    }
+    for _ in 0..n {
+        x &= x - 1;
+    }
+    base + x.trailing_zeros()
 }
 
 /// The squares that are the given places among the squares not in `taken`.
 #[inline(always)]
 fn nth_empty_squares(taken: u64, places: impl Iterator<Item = usize>) -> u64 {
+    let free = !taken;
     let mut mask = 0;
     for place in places {
-        let mut free = !taken;
-        for _ in 0..place {
-            free &= free - 1;
-        }
-        mask |= 1u64 << free.trailing_zeros();
+        mask |= 1u64 << select(free, place as u32);
     }
     mask
 }
@@ -592,6 +625,37 @@ pub(crate) fn test_geometries() -> Vec<Geometry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn select_and_uncolex_agree_with_their_plain_definitions() {
+        // select: the nth set bit, against clearing the lowest n bits one by one.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            for n in 0..x.count_ones() {
+                let mut plain = x;
+                for _ in 0..n {
+                    plain &= plain - 1;
+                }
+                assert_eq!(select(x, n), plain.trailing_zeros(), "{x:#x} {n}");
+            }
+        }
+        // uncolex inverts colex for every rank of up to 3 of 64 places, and samples of
+        // more: the places ascending, distinct and below n.
+        for k in 1..=MAX_PIECES {
+            let all = binom(64, k);
+            let step = if k <= 3 { 1 } else { (all / 50_000) | 1 };
+            for rank in (0..all).step_by(step as usize) {
+                let places: Vec<usize> = uncolex(rank, k, 64).collect();
+                assert!(places.windows(2).all(|w| w[0] < w[1]), "{places:?}");
+                assert!(places.iter().all(|&p| p < 64));
+                let mask = places.iter().fold(0u64, |m, &p| m | 1 << p);
+                assert_eq!(colex(mask, |sq| sq as usize), rank, "k {k}");
+            }
+        }
+    }
 
     #[test]
     fn every_valid_index_decodes_to_a_position_that_indexes_back() {
