@@ -1003,6 +1003,22 @@ fn the_games_command_finds_the_moves_that_let_a_database_result_go() {
         "{text}"
     );
 
+    // With the distances beside it, game 2's win is told apart: White kept it one ply, and
+    // two kings need more than that to catch the third.
+    let (code, text, err) = tammi(&["egdb", "distance", "--db", db_path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    let (code, text, err) = run();
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(
+        text.contains("game 2 (Beta - Alpha): ended a draw in a database win for white (Beta), 1 ply after the win arose at ply 0")
+            && text.contains("not convertible"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Beta: 2 games, 2 in the database; database wins let go 0, draws lost 0, wins not won at the end 0 (and 1 ended too soon to convert)"),
+        "{text}"
+    );
+
     // A game that does not replay is named, and the exit status says so.
     std::fs::write(
         &games,

@@ -130,6 +130,9 @@ pub enum EgdbCommand {
     /// Judge the games of a PDN file (a match's `--pdn`, say) by the database: every move
     /// that let a database win go or lost a database draw, and the games that ended in a
     /// database win not won (drawn by a move-count rule, say), with a tally per player.
+    /// With the distances beside the database (FILE.dtc), a win the game ended before its
+    /// conversion could be forced (fewer plies left than its distance, as when the loser
+    /// walks into it on the ply before a move-count rule draws) is counted apart.
     ///
     /// Only games of the database's variant are judged, from their first position with at
     /// most the database's pieces. Exit status 0 whatever the games show; 1 if a game
@@ -360,6 +363,10 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
     }
 }
 
+fn plies(n: usize) -> String {
+    format!("{n} {}", if n == 1 { "ply" } else { "plies" })
+}
+
 /// What the database shows of one player's games.
 #[derive(Default)]
 struct Tally {
@@ -368,6 +375,7 @@ struct Tally {
     wins_let_go: usize,
     draws_lost: usize,
     unconverted: usize,
+    too_soon: usize,
 }
 
 fn games(db: &Path, file: &Path, quiet: bool) -> Result<i32> {
@@ -463,13 +471,27 @@ fn games(db: &Path, file: &Path, quiet: bool) -> Result<i32> {
             .or(g.tag("Result"))
             .and_then(Outcome::of_result);
         if let Some(c) = r.unconverted(result) {
-            players[who[c as usize]].1.unconverted += 1;
-            lines.push(format!(
+            let t = &mut players[who[c as usize]].1;
+            let text = format!(
                 "{game}: ended {} in a database win for {} ({})",
                 result.map_or("?", Outcome::describe),
                 c.name(),
                 name(c)
-            ));
+            );
+            match r.stretch {
+                Some((ply, Some(d))) if r.ended_too_soon() => {
+                    t.too_soon += 1;
+                    lines.push(format!(
+                        "{text}, {} after the win arose at ply {ply} (or its last conversion), \
+                         fewer than the {d} its conversion needs: not convertible",
+                        plies(r.end_ply - ply)
+                    ));
+                }
+                _ => {
+                    t.unconverted += 1;
+                    lines.push(text);
+                }
+            }
         }
     }
     if !quiet {
@@ -483,8 +505,8 @@ fn games(db: &Path, file: &Path, quiet: bool) -> Result<i32> {
     }
     for (name, t) in &players {
         println!(
-            "{name}: {} games, {} in the database; database wins let go {}, draws lost {}, wins not won at the end {}",
-            t.games, t.reached, t.wins_let_go, t.draws_lost, t.unconverted
+            "{name}: {} games, {} in the database; database wins let go {}, draws lost {}, wins not won at the end {} (and {} ended too soon to convert)",
+            t.games, t.reached, t.wins_let_go, t.draws_lost, t.unconverted, t.too_soon
         );
     }
     let skipped = match other_variant {

@@ -99,6 +99,7 @@ pub fn solve_slice<P: EgdbBoard>(db: &Database, geo: &Geometry, slice: &Slice) -
             AtomicU64::new(bits)
         })
         .collect();
+    let radices = geo.radices(slice);
     loop {
         let taken: u64 = waiting
             .par_chunks(SWEEP_WORDS)
@@ -115,7 +116,7 @@ pub fn solve_slice<P: EgdbBoard>(db: &Database, geo: &Geometry, slice: &Slice) -
                             taken += 1;
                             let i = (c * SWEEP_WORDS + k) * 64 + bits.trailing_zeros() as usize;
                             bits &= bits - 1;
-                            take_back::<P>(geo, slice, &state, &options, &waiting, i);
+                            take_back::<P>(geo, slice, &radices, &state, &options, &waiting, i);
                         }
                     }
                 }
@@ -146,9 +147,14 @@ const SWEEP_WORDS: usize = 1 << 10;
 /// Takes the settled position `i` back one move: a lost one makes each unknown
 /// predecessor won; a won one takes an option from each, and one left with none is lost.
 /// Whatever this settles waits in `waiting` to be taken back in its turn.
+///
+/// Most of a build's time is here, once for every settled position and each of its
+/// un-moves (a 10x10 king has up to 17): the slice's radices come once from the caller,
+/// and a predecessor is tested for a capture only when it is still unknown.
 fn take_back<P: EgdbBoard>(
     geo: &Geometry,
     slice: &Slice,
+    radices: &[u64; 4],
     state: &[AtomicU8],
     options: &[AtomicU8],
     waiting: &[AtomicU64],
@@ -158,9 +164,10 @@ fn take_back<P: EgdbBoard>(
         .decode(slice, i as u64)
         .expect("a settled index is valid");
     let lost = state[i].load(Relaxed) == LOSS;
-    for_each_predecessor::<P>(geo, &sq, |p| {
-        let j = geo.index(&p) as usize;
-        if state[j].load(Relaxed) != UNKNOWN {
+    for_each_unmove::<P>(geo, &sq, |p, pos| {
+        // A quiet move that crowns nothing stays in the slice: the same radices.
+        let j = geo.index_with(radices, &p) as usize;
+        if state[j].load(Relaxed) != UNKNOWN || pos.has_capture() {
             return;
         }
         let settled = if lost {
@@ -190,27 +197,56 @@ pub(crate) fn for_each_predecessor<P: EgdbBoard>(
     sq: &Squares,
     mut f: impl FnMut(Squares),
 ) {
+    for_each_unmove::<P>(geo, sq, |p, pos| {
+        if !pos.has_capture() {
+            f(p)
+        }
+    });
+}
+
+/// The candidates of [`for_each_predecessor`] before its capture test, each with its
+/// position for the rules core: `sq`'s board bits with the piece moved back, rather than
+/// every square converted again.
+#[inline(always)]
+fn for_each_unmove<P: EgdbBoard>(geo: &Geometry, sq: &Squares, mut f: impl FnMut(Squares, P)) {
     let mover = sq.side.opposite();
     let (own, other) = match mover {
         Color::White => (sq.white, sq.black),
         Color::Black => (sq.black, sq.white),
     };
+    let here: P = geo.position(sq);
+    let (white_bits, black_bits, king_bits) = (here.white(), here.black(), here.kings());
     let occupied = own | other;
     let mut pieces = own;
     while pieces != 0 {
         let s = pieces.trailing_zeros() as usize;
         pieces &= pieces - 1;
         let king = sq.kings & (1 << s) != 0;
+        let at: P::B = geo.board_bit(s);
         for u in geo.unmoves(mover, king, s) {
             if occupied & (1 << u.from | u.between) != 0 {
                 continue;
             }
             let step = 1u64 << s | 1u64 << u.from;
+            let step_bits = at | geo.board_bit(u.from as usize);
             let moved = own ^ step;
             let kings = if king { sq.kings ^ step } else { sq.kings };
-            let (white, black) = match mover {
-                Color::White => (moved, other),
-                Color::Black => (other, moved),
+            let king_bits = if king {
+                king_bits ^ step_bits
+            } else {
+                king_bits
+            };
+            let (white, black, pos) = match mover {
+                Color::White => (
+                    moved,
+                    other,
+                    P::from_bits(white_bits ^ step_bits, black_bits, king_bits, mover),
+                ),
+                Color::Black => (
+                    other,
+                    moved,
+                    P::from_bits(white_bits, black_bits ^ step_bits, king_bits, mover),
+                ),
             };
             let p = Squares {
                 white,
@@ -218,9 +254,7 @@ pub(crate) fn for_each_predecessor<P: EgdbBoard>(
                 kings,
                 side: mover,
             };
-            if !geo.position::<P>(&p).has_capture() {
-                f(p);
-            }
+            f(p, pos);
         }
     }
 }

@@ -425,6 +425,12 @@ impl Geometry {
         mask
     }
 
+    /// The board bit of square `s` (from 0).
+    #[inline(always)]
+    pub fn board_bit<B: Bits>(&self, s: usize) -> B {
+        B::bit(self.bit_of[s] as u32)
+    }
+
     #[inline(always)]
     pub fn position<P: EgdbBoard>(&self, s: &Squares) -> P {
         P::from_bits(
@@ -446,7 +452,7 @@ impl Geometry {
     }
 
     /// (black men, white men, white kings, black kings) radices of a slice's index.
-    fn radices(&self, slice: &Slice) -> [u64; 4] {
+    pub fn radices(&self, slice: &Slice) -> [u64; 4] {
         let [wm, bm] = [slice.men[0] as usize, slice.men[1] as usize];
         let [wk, bk] = [slice.kings[0] as usize, slice.kings[1] as usize];
         let free = self.squares - wm - bm;
@@ -466,8 +472,13 @@ impl Geometry {
     /// The index of `s` within its slice.
     #[inline]
     pub fn index(&self, s: &Squares) -> u64 {
-        let slice = s.slice();
-        let r = self.radices(&slice);
+        self.index_with(&self.radices(&s.slice()), s)
+    }
+
+    /// The index of `s` given its slice's [`radices`](Self::radices): for the many
+    /// positions of one slice that the builder's sweeps index.
+    #[inline]
+    pub fn index_with(&self, r: &[u64; 4], s: &Squares) -> u64 {
         let wm = s.white & !s.kings;
         let bm = s.black & !s.kings;
         let wk = s.white & s.kings;

@@ -4,7 +4,7 @@
 //! won: every position the database holds has a value, so each move that changes the
 //! value the game is heading for is a mistake of the side that played it.
 
-use super::{Database, Wld};
+use super::{Database, Wld, distance::is_conversion};
 use crate::rules::{Board, Color, Move};
 
 /// What a position is worth to the players, whoever is to move.
@@ -70,6 +70,12 @@ pub struct Review {
     pub slips: Vec<Slip>,
     /// The outcome of the last position, when the database holds it.
     pub last: Option<Outcome>,
+    /// When the last position is a database win: the ply where the winner's last stretch
+    /// without a conversion began (where the win arose, or its last conversion since),
+    /// with the distance to conversion there when the distances are loaded.
+    pub stretch: Option<(usize, Option<u8>)>,
+    /// The ply of the last position (the number of moves).
+    pub end_ply: usize,
 }
 
 impl Review {
@@ -81,13 +87,24 @@ impl Review {
             _ => None,
         }
     }
+
+    /// Whether the game ended before the win it held at the end could be converted: fewer
+    /// plies after its stretch began than the distance to conversion there. A move-count
+    /// rule that draws the game on the ply after the loser walks into a lost ending is no
+    /// fault of the winner (nor is any draw before the conversion could be forced).
+    pub fn ended_too_soon(&self) -> bool {
+        matches!(self.stretch, Some((ply, Some(d))) if self.end_ply - ply < d as usize)
+    }
 }
 
 /// Walk a game (its moves, each with the position it was played from) through the
 /// database. Only positions of the database's variant with at most its pieces are judged;
 /// the pieces never grow in a game, so from the first such position on every one is.
 pub fn review<P: Board>(db: &Database, moves: &[(P, Move<P::B>)], end: &P) -> Review {
-    let mut out = Review::default();
+    let mut out = Review {
+        end_ply: moves.len(),
+        ..Review::default()
+    };
     let mut previous: Option<Outcome> = None;
     let positions = moves.iter().map(|(p, _)| p).chain(std::iter::once(end));
     for (ply, pos) in positions.enumerate() {
@@ -96,6 +113,15 @@ pub fn review<P: Board>(db: &Database, moves: &[(P, Move<P::B>)], end: &P) -> Re
             continue;
         };
         let now = Outcome::of(value, pos.side());
+        let converted = ply > 0 && {
+            let (p, m) = &moves[ply - 1];
+            is_conversion(p, m)
+        };
+        match now {
+            Outcome::Won(_) if previous == Some(now) && !converted => {}
+            Outcome::Won(_) => out.stretch = Some((ply, db.distance(pos))),
+            Outcome::Drawn => out.stretch = None,
+        }
         if out.entered.is_none() {
             out.entered = Some((ply, now));
         }
@@ -116,6 +142,7 @@ pub fn review<P: Board>(db: &Database, moves: &[(P, Move<P::B>)], end: &P) -> Re
     }
     if previous.is_none() {
         out.last = None;
+        out.stretch = None;
     }
     out
 }
@@ -204,7 +231,47 @@ mod tests {
         let start = E::start();
         let m = moves(&start)[0];
         let r = review(&db, &[(start, m)], &start.play(&m));
-        assert_eq!(r, Review::default());
+        assert_eq!(r.entered, None);
+        assert!(r.slips.is_empty());
+        assert_eq!((r.last, r.stretch, r.end_ply), (None, None, 1));
+    }
+
+    #[test]
+    fn a_game_ended_before_the_win_could_be_converted_is_told_apart() {
+        let mut db = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
+        db.build_distances(3, |_| {}).unwrap();
+        let start: E = parse_fen("W:WK10,K19:BK1").unwrap();
+        let d = db.distance(&start).unwrap() as usize;
+        assert!(d > 2, "two kings need a while to catch one: {d}");
+        // Both sides keep the value without converting (no capture: kings only), as long
+        // as they can, up to d + 2 plies.
+        let mut pos = start;
+        let mut game = Vec::new();
+        while game.len() < d + 2 {
+            let keep = outcome(&db, &pos);
+            let Some(m) = moves(&pos)
+                .into_iter()
+                .find(|m| !is_conversion(&pos, m) && outcome(&db, &pos.play(m)) == keep)
+            else {
+                break;
+            };
+            game.push((pos, m));
+            pos = pos.play(&m);
+        }
+        assert!(game.len() >= d, "the win was held {} plies", game.len());
+        for plies in [1, d - 1, d, game.len()] {
+            let end = game.get(plies).map_or(pos, |(p, _)| *p);
+            let r = review(&db, &game[..plies], &end);
+            assert_eq!(r.stretch, Some((0, Some(d as u8))));
+            assert_eq!(r.unconverted(Some(Outcome::Drawn)), Some(Color::White));
+            // Fewer plies than the distance: the game ended too soon to convert.
+            assert_eq!(r.ended_too_soon(), plies < d, "after {plies} plies");
+        }
+        // Without the distances the review cannot tell.
+        let plain = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
+        let r = review(&plain, &game[..1], &game[1].0);
+        assert_eq!(r.stretch, Some((0, None)));
+        assert!(!r.ended_too_soon());
     }
 
     #[test]
