@@ -6,6 +6,7 @@ pub mod egdb;
 pub mod eval;
 pub mod hub;
 pub mod matches;
+pub mod memory;
 pub mod notation;
 pub mod pdn;
 pub mod perft;

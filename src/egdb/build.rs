@@ -33,8 +33,9 @@ const CHUNK: usize = 1 << 14;
 pub fn solve_slice<P: EgdbBoard>(db: &Database, geo: &Geometry, slice: &Slice) -> Vec<Wld> {
     let size = geo.size(slice) as usize;
     // Atomic so that both passes run on every thread: a byte each, as plain bytes are.
-    let state: Vec<AtomicU8> = (0..size).map(|_| AtomicU8::new(UNKNOWN)).collect();
-    let options: Vec<AtomicU8> = (0..size).map(|_| AtomicU8::new(0)).collect();
+    // On huge pages: the sweeps read and write them at random (see `crate::memory`).
+    let state = huge_vec(size, || AtomicU8::new(UNKNOWN));
+    let options = huge_vec(size, || AtomicU8::new(0));
 
     // 1. Moves out of the slice, and the count of moves within it.
     state
@@ -87,18 +88,17 @@ pub fn solve_slice<P: EgdbBoard>(db: &Database, geo: &Geometry, slice: &Slice) -
     // the order in which settled positions are taken back, so neither on the threads:
     // a position changes state once, from unknown, by a compare-and-swap, and only the
     // thread that changed it sets its bit.
-    let waiting: Vec<AtomicU64> = state
-        .par_chunks(64)
-        .map(|word| {
-            let mut bits = 0u64;
+    let mut waiting = huge_vec(size.div_ceil(64), || AtomicU64::new(0));
+    waiting
+        .par_iter_mut()
+        .zip(state.par_chunks(64))
+        .for_each(|(bits, word)| {
             for (b, s) in word.iter().enumerate() {
                 if matches!(s.load(Relaxed), WIN | LOSS) {
-                    bits |= 1 << b;
+                    *bits.get_mut() |= 1 << b;
                 }
             }
-            AtomicU64::new(bits)
-        })
-        .collect();
+        });
     let radices = geo.radices(slice);
     loop {
         let taken: u64 = waiting
@@ -139,6 +139,12 @@ pub fn solve_slice<P: EgdbBoard>(db: &Database, geo: &Geometry, slice: &Slice) -
             _ => Wld::Draw,
         })
         .collect()
+}
+
+/// `n` values on huge pages; the memory was checked against `--memory` before the slice
+/// began (see `resume::build_bytes`).
+fn huge_vec<T>(n: usize, fill: impl FnMut() -> T) -> Vec<T> {
+    crate::memory::try_huge_vec(n, fill).expect("memory for the slice being built")
 }
 
 /// Bitmap words per parallel work unit of a sweep (64 positions a word).

@@ -124,15 +124,8 @@ impl TranspositionTable {
     /// for more hash than the machine has must get an answer, not an abort).
     pub fn try_new(mb: usize) -> Result<Self, String> {
         let n = ((mb << 20) / std::mem::size_of::<Bucket>()).max(1);
-        let mut buckets = Vec::new();
-        buckets
-            .try_reserve_exact(n)
+        let buckets = crate::memory::try_huge_vec(n, Bucket::default)
             .map_err(|_| format!("cannot allocate {mb} MB for the hash table"))?;
-        advise_huge_pages(
-            buckets.as_ptr() as *const u8,
-            n * std::mem::size_of::<Bucket>(),
-        );
-        buckets.resize_with(n, Bucket::default);
         Ok(TranspositionTable {
             buckets,
             generation: AtomicU64::new(0),
@@ -260,28 +253,6 @@ impl TranspositionTable {
         (used * 1000 / (sample * 4).max(1)) as u32
     }
 }
-
-/// Asks Linux to back the table with 2 MiB pages (transparent huge pages in `madvise`
-/// mode): a probe is a random access into many megabytes, and with 4 KiB pages nearly
-/// every one also misses the TLB. Called before the pages are first written, so the
-/// kernel can hand out huge pages from the start. Elsewhere (or if refused) a no-op.
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(ptr: *const u8, len: usize) {
-    const HUGE: usize = 2 << 20;
-    let start = (ptr as usize).next_multiple_of(HUGE);
-    let end = (ptr as usize + len) / HUGE * HUGE;
-    if end > start {
-        // SAFETY: `start..end` lies inside the allocation `ptr..ptr + len`, which the
-        // caller owns; MADV_HUGEPAGE changes only how the kernel backs those pages, never
-        // their contents, and a refusal (an error return) is harmless.
-        unsafe {
-            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_ptr: *const u8, _len: usize) {}
 
 #[cfg(test)]
 mod tests {
