@@ -18,7 +18,7 @@ use anyhow::{Context, Result, bail};
 
 use super::index::{EgdbBoard, Geometry, Slice};
 use super::{
-    Database, MAGIC, NAME_BYTES, Table, all_slices, both_sides, build, check_request, pack,
+    Database, MAGIC, NAME_BYTES, Table, Wld, all_slices, both_sides, build, check_request, pack,
     read_section, unpack, white_values, write_section,
 };
 use crate::rules::Variant;
@@ -159,7 +159,18 @@ fn build_to<P: EgdbBoard>(
     // the memory of the largest builds: the 10x10 six-piece slices hold 46 billion
     // positions a side, and each reaches only the few slices a capture or a crowning
     // leads to.
-    let needed_after = |k: usize, t: &Slice| slices[k..].iter().any(|s| s.reaches(t));
+    // A slice is also held in full until its mirror is made from it (see below).
+    let needed_after =
+        |k: usize, t: &Slice| slices[k..].iter().any(|s| s.reaches(t) || mirror(s) == *t);
+    // A slice whose mirror (the colours exchanged) was built before it is not solved
+    // again: solving the mirror gave the values of both sides to move, and those of this
+    // slice are the mirror's, the colours exchanged and the board turned round. Only the
+    // slices that are their own mirror and one of each other pair are solved: half the
+    // work of solving every slice.
+    let made_from_mirror = |k: usize| {
+        let m = mirror(&slices[k]);
+        m != slices[k] && slices[..k].contains(&m)
+    };
     let white: Vec<Option<Vec<u8>>> = (0..Slice::ID_LIMIT)
         .map(|id| {
             let s = slices[..finished].iter().find(|s| s.id() == id)?;
@@ -188,7 +199,10 @@ fn build_to<P: EgdbBoard>(
     drop(white);
 
     let budget = options.memory_mb as u64 * 1_000_000;
-    let to_build: u64 = slices[finished..].iter().map(|s| geo.size(s)).sum();
+    let to_build: u64 = (finished..slices.len())
+        .filter(|&k| !made_from_mirror(k))
+        .map(|k| geo.size(&slices[k]))
+        .sum();
     let (mut built_positions, built_start) = (0u64, Instant::now());
     for (k, slice) in slices.iter().enumerate().skip(finished) {
         if options.max_slices.is_some_and(|m| k - finished >= m) {
@@ -212,7 +226,12 @@ fn build_to<P: EgdbBoard>(
                 part.display()
             );
         }
-        let values = build::solve_slice::<P>(&db, &geo, slice);
+        let from_mirror = made_from_mirror(k);
+        let values = if from_mirror {
+            from_mirror_values::<P>(&db, slice, &mirror(slice))
+        } else {
+            build::solve_slice::<P>(&db, &geo, slice)
+        };
         db.tables[slice.id()] = Some(Table::Full(pack(values.into_iter())));
         let table = db.coded::<P>(slice);
         let Table::Coded { offsets, data, .. } = &table else {
@@ -251,7 +270,9 @@ fn build_to<P: EgdbBoard>(
                 db.tables[done.id()] = coded[done.id()].take();
             }
         }
-        built_positions += size;
+        if !from_mirror {
+            built_positions += size;
+        }
         let rate = built_positions as f64 / built_start.elapsed().as_secs_f64().max(1e-3);
         progress(&Progress {
             slice,
@@ -337,6 +358,25 @@ fn decode_all(table: &Table, positions: usize) -> Vec<u8> {
         out[i / 4] |= (v & 3) << (2 * (i % 4));
     }
     out
+}
+
+/// The values of `slice`, both sides to move, from those of its mirror `m`, held in full:
+/// a position of one is a position of the other with the colours exchanged and the board
+/// turned round, of the same value for the side to move (the database variants' rules
+/// treat the colours alike; a test checks it for each). Positions with a capture are
+/// resolved by probes, as everywhere (the stored form keeps no value for them).
+fn from_mirror_values<P: EgdbBoard>(db: &Database, slice: &Slice, m: &Slice) -> Vec<Wld> {
+    let Some(Table::Full(full)) = &db.tables[m.id()] else {
+        panic!("{m:?} is held in full until its mirror is made");
+    };
+    both_sides::<P>(db, slice, |w| {
+        let in_m = if w.slice() == *m {
+            *w
+        } else {
+            db.geo.flipped(w)
+        };
+        unpack(full, db.geo.index(&in_m) as usize)
+    })
 }
 
 /// A stored (White to move) slice back in full, both sides to move (`white` holds the
