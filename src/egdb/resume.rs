@@ -228,7 +228,7 @@ fn build_to<P: EgdbBoard>(
         }
         let from_mirror = made_from_mirror(k);
         let values = if from_mirror {
-            from_mirror_values::<P>(&db, slice, &mirror(slice))
+            from_mirror_values(&db, slice, &mirror(slice))
         } else {
             build::solve_slice::<P>(&db, &geo, slice)
         };
@@ -363,20 +363,22 @@ fn decode_all(table: &Table, positions: usize) -> Vec<u8> {
 /// The values of `slice`, both sides to move, from those of its mirror `m`, held in full:
 /// a position of one is a position of the other with the colours exchanged and the board
 /// turned round, of the same value for the side to move (the database variants' rules
-/// treat the colours alike; a test checks it for each). Positions with a capture are
-/// resolved by probes, as everywhere (the stored form keeps no value for them).
-fn from_mirror_values<P: EgdbBoard>(db: &Database, slice: &Slice, m: &Slice) -> Vec<Wld> {
+/// treat the colours alike; a test checks it for each). Read for every position, those
+/// with a capture included: `m` holds their values as its first pass settled them (or
+/// as a resumed build resolved them), exact either way, so they need no search here.
+fn from_mirror_values(db: &Database, slice: &Slice, m: &Slice) -> Vec<Wld> {
+    use rayon::prelude::*;
     let Some(Table::Full(full)) = &db.tables[m.id()] else {
         panic!("{m:?} is held in full until its mirror is made");
     };
-    both_sides::<P>(db, slice, |w| {
-        let in_m = if w.slice() == *m {
-            *w
-        } else {
-            db.geo.flipped(w)
-        };
-        unpack(full, db.geo.index(&in_m) as usize)
-    })
+    let geo = &db.geo;
+    (0..geo.size(slice) as usize)
+        .into_par_iter()
+        .map(|i| match geo.decode(slice, i as u64) {
+            Some(sq) => unpack(full, geo.index(&geo.flipped(&sq)) as usize),
+            None => Wld::Draw,
+        })
+        .collect()
 }
 
 /// A stored (White to move) slice back in full, both sides to move (`white` holds the
