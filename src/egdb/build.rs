@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use super::index::{EgdbBoard, Geometry, Slice, Squares};
 use super::{Database, Wld};
-use crate::rules::Color;
+use crate::rules::{Bits, Color};
 
 /// Build states of one position.
 const UNKNOWN: u8 = 0;
@@ -31,6 +31,17 @@ const CHUNK: usize = 1 << 14;
 
 /// The values of every position of `slice`, given the database of the slices before it.
 pub fn solve_slice<P: EgdbBoard>(db: &Database, geo: &Geometry, slice: &Slice) -> Vec<Wld> {
+    match men_advance(geo) {
+        Some(advance) if slice.men[0] + slice.men[1] >= 2 => {
+            solve_by_men::<P>(db, geo, slice, &advance)
+        }
+        _ => solve_by_take_back::<P>(db, geo, slice),
+    }
+}
+
+/// The whole slice by retrograde analysis at once: for slices of kings alone (or one
+/// man), and for boards whose men also move sideways (turkish).
+fn solve_by_take_back<P: EgdbBoard>(db: &Database, geo: &Geometry, slice: &Slice) -> Vec<Wld> {
     let size = geo.size(slice) as usize;
     // Atomic so that both passes run on every thread: a byte each, as plain bytes are.
     // On huge pages: the sweeps read and write them at random (see `crate::memory`).
@@ -141,6 +152,221 @@ pub fn solve_slice<P: EgdbBoard>(db: &Database, geo: &Geometry, slice: &Slice) -
         .collect()
 }
 
+/// How far each square is along a man's way to its crown, per colour, if every quiet man
+/// move of the board goes strictly further (a man's place in the index follows the
+/// square numbers, so one direction of the square numbers per colour); None where men
+/// also move sideways (turkish).
+fn men_advance(geo: &Geometry) -> Option<[[u16; 64]; 2]> {
+    let n = geo.squares;
+    let mut advance = [[0u16; 64]; 2];
+    for c in [Color::White, Color::Black] {
+        let (mut up, mut down) = (true, true);
+        for to in 0..n {
+            for u in geo.unmoves(c, false, to) {
+                up &= to > u.from as usize;
+                down &= to < u.from as usize;
+            }
+        }
+        if up == down {
+            return None;
+        }
+        for (s, far) in advance[c as usize][..n].iter_mut().enumerate() {
+            *far = if up { s } else { n - 1 - s } as u16;
+        }
+    }
+    Some(advance)
+}
+
+/// A slice with men, one configuration of its men at a time. The men's squares are the
+/// leading digits of the index, so each configuration is one run of indices (a block)
+/// holding every placing of the kings. A man's quiet move only goes forward: it leads to
+/// a block whose men stand further on, and none leads back. So the blocks are solved
+/// from the most advanced down, each complete before any block that moves into it: in a
+/// block, a man's move reads its successor's final value, and only the kings' moves stay
+/// inside, which a retrograde pass over the block settles. The blocks of one level of
+/// advance (the sum over the men) are independent and share the threads.
+///
+/// Beside [`solve_by_take_back`] on a whole slice, the work is the same first pass but
+/// the take-back stays within a block of a few thousand to a few million positions that
+/// the caches hold, instead of reaching across gigabytes for every predecessor, and the
+/// men's moves are never taken back at all.
+fn solve_by_men<P: EgdbBoard>(
+    db: &Database,
+    geo: &Geometry,
+    slice: &Slice,
+    advance: &[[u16; 64]; 2],
+) -> Vec<Wld> {
+    let size = geo.size(slice) as usize;
+    let state = huge_vec(size, || AtomicU8::new(UNKNOWN));
+    let radices = geo.radices(slice);
+    let block = (radices[2] * radices[3] * 2) as usize;
+    // The men of each digit value, and how far they have come.
+    let men = |c: Color, digits: u64| -> Vec<(u64, u32)> {
+        let k = slice.men[c as usize] as usize;
+        (0..digits)
+            .map(|rank| {
+                let mask = geo.men_of_rank(c, k, rank);
+                let mut far = 0u32;
+                let mut m = mask;
+                while m != 0 {
+                    far += advance[c as usize][m.trailing_zeros() as usize] as u32;
+                    m &= m - 1;
+                }
+                (mask, far)
+            })
+            .collect()
+    };
+    let black = men(Color::Black, radices[0]);
+    let white = men(Color::White, radices[1]);
+    let white_top = white.iter().map(|w| w.1).max().unwrap_or(0) as usize;
+    let mut white_at = vec![Vec::new(); white_top + 1];
+    for (rank, w) in white.iter().enumerate() {
+        white_at[w.1 as usize].push(rank as u64);
+    }
+    let top = white_top + black.iter().map(|b| b.1).max().unwrap_or(0) as usize;
+    let mut blocks = Vec::new();
+    for level in (0..=top).rev() {
+        blocks.clear();
+        for (b, &(black_mask, far)) in black.iter().enumerate() {
+            let Some(w) = level.checked_sub(far as usize) else {
+                continue;
+            };
+            for &rank_wm in white_at.get(w).map_or(&[][..], |v| &v[..]) {
+                if white[rank_wm as usize].0 & black_mask == 0 {
+                    blocks.push(b as u64 * radices[1] + rank_wm);
+                }
+            }
+        }
+        blocks
+            .par_iter()
+            .for_each_init(BlockScratch::default, |scratch, &b| {
+                solve_block::<P>(
+                    db,
+                    geo,
+                    slice,
+                    &radices,
+                    &state,
+                    b as usize * block,
+                    block,
+                    scratch,
+                )
+            });
+    }
+    state
+        .into_iter()
+        .map(|s| match s.into_inner() {
+            WIN => Wld::Win,
+            LOSS => Wld::Loss,
+            _ => Wld::Draw,
+        })
+        .collect()
+}
+
+#[derive(Default)]
+struct BlockScratch<B> {
+    moves: Vec<crate::rules::Move<B>>,
+    options: Vec<u8>,
+    settled: Vec<u32>,
+}
+
+/// One block of [`solve_by_men`]: the positions `start..start + len`, every block their
+/// men's moves reach already solved.
+#[allow(clippy::too_many_arguments)]
+fn solve_block<P: EgdbBoard>(
+    db: &Database,
+    geo: &Geometry,
+    slice: &Slice,
+    radices: &[u64; 4],
+    state: &[AtomicU8],
+    start: usize,
+    len: usize,
+    scratch: &mut BlockScratch<P::B>,
+) {
+    let BlockScratch {
+        moves,
+        options,
+        settled,
+    } = scratch;
+    options.clear();
+    options.resize(len, 0);
+    settled.clear();
+    for l in 0..len {
+        let sq = geo
+            .decode(slice, (start + l) as u64)
+            .expect("the men of a block stand apart");
+        let pos: P = geo.position(&sq);
+        pos.generate(moves);
+        let kings = pos.kings();
+        let mut within = 0u8;
+        let mut escape = false;
+        let mut win = false;
+        for m in moves.iter() {
+            let value = if m.is_capture() || m.promote {
+                db.probe_squares(&geo.squares(&pos.play(m)))
+                    .expect("slices are built in order")
+            } else if kings.has(m.from as u32) {
+                within += 1;
+                continue;
+            } else {
+                // A man's step: to a block solved before this one.
+                let next = geo.index_with(radices, &geo.squares(&pos.play(m)));
+                match state[next as usize].load(Relaxed) {
+                    WIN => Wld::Win,
+                    LOSS => Wld::Loss,
+                    _ => Wld::Draw,
+                }
+            };
+            match value {
+                Wld::Loss => win = true,
+                Wld::Win => {}
+                Wld::Draw => escape = true,
+            }
+        }
+        let value = if win {
+            WIN
+        } else if within == 0 && !escape {
+            LOSS
+        } else {
+            UNKNOWN
+        };
+        if value != UNKNOWN {
+            state[start + l].store(value, Relaxed);
+            settled.push(l as u32);
+        }
+        options[l] = within | if escape { ESCAPE } else { 0 };
+    }
+    // The kings' moves, taken back within the block.
+    while let Some(l) = settled.pop() {
+        let i = start + l as usize;
+        let sq = geo
+            .decode(slice, i as u64)
+            .expect("a settled index is valid");
+        let lost = state[i].load(Relaxed) == LOSS;
+        for_each_unmove::<P>(geo, &sq, true, |p, pos| {
+            let j = geo.index_with(radices, &p) as usize;
+            debug_assert!(
+                (start..start + len).contains(&j),
+                "a king's move stays in its block"
+            );
+            if state[j].load(Relaxed) != UNKNOWN || pos.has_capture() {
+                return;
+            }
+            let settled_now = if lost {
+                WIN
+            } else {
+                let o = &mut options[j - start];
+                *o -= 1;
+                if *o != 0 {
+                    return;
+                }
+                LOSS
+            };
+            state[j].store(settled_now, Relaxed);
+            settled.push((j - start) as u32);
+        });
+    }
+}
+
 /// `n` values on huge pages; the memory was checked against `--memory` before the slice
 /// began (see `resume::build_bytes`).
 fn huge_vec<T>(n: usize, fill: impl FnMut() -> T) -> Vec<T> {
@@ -170,7 +396,7 @@ fn take_back<P: EgdbBoard>(
         .decode(slice, i as u64)
         .expect("a settled index is valid");
     let lost = state[i].load(Relaxed) == LOSS;
-    for_each_unmove::<P>(geo, &sq, |p, pos| {
+    for_each_unmove::<P>(geo, &sq, false, |p, pos| {
         // A quiet move that crowns nothing stays in the slice: the same radices.
         let j = geo.index_with(radices, &p) as usize;
         if state[j].load(Relaxed) != UNKNOWN || pos.has_capture() {
@@ -203,18 +429,23 @@ pub(crate) fn for_each_predecessor<P: EgdbBoard>(
     sq: &Squares,
     mut f: impl FnMut(Squares),
 ) {
-    for_each_unmove::<P>(geo, sq, |p, pos| {
+    for_each_unmove::<P>(geo, sq, false, |p, pos| {
         if !pos.has_capture() {
             f(p)
         }
     });
 }
 
-/// The candidates of [`for_each_predecessor`] before its capture test, each with its
-/// position for the rules core: `sq`'s board bits with the piece moved back, rather than
-/// every square converted again.
+/// The candidates of [`for_each_predecessor`] before its capture test (with `kings_only`,
+/// those of the kings' moves alone), each with its position for the rules core: `sq`'s
+/// board bits with the piece moved back, rather than every square converted again.
 #[inline(always)]
-fn for_each_unmove<P: EgdbBoard>(geo: &Geometry, sq: &Squares, mut f: impl FnMut(Squares, P)) {
+fn for_each_unmove<P: EgdbBoard>(
+    geo: &Geometry,
+    sq: &Squares,
+    kings_only: bool,
+    mut f: impl FnMut(Squares, P),
+) {
     let mover = sq.side.opposite();
     let (own, other) = match mover {
         Color::White => (sq.white, sq.black),
@@ -223,7 +454,7 @@ fn for_each_unmove<P: EgdbBoard>(geo: &Geometry, sq: &Squares, mut f: impl FnMut
     let here: P = geo.position(sq);
     let (white_bits, black_bits, king_bits) = (here.white(), here.black(), here.kings());
     let occupied = own | other;
-    let mut pieces = own;
+    let mut pieces = if kings_only { own & sq.kings } else { own };
     while pieces != 0 {
         let s = pieces.trailing_zeros() as usize;
         pieces &= pieces - 1;
@@ -402,6 +633,48 @@ mod tests {
         let stored = one.tables.iter().filter(|t| t.is_some()).count();
         assert!(stored > 30, "{stored}");
         assert!(one.tables == many.tables);
+    }
+
+    #[test]
+    fn the_men_blocks_give_the_values_of_the_whole_slice_take_back() {
+        // The two solvers share the first pass's rules but little else: one takes every
+        // quiet move back across the whole slice, the other solves a configuration of
+        // men at a time, most advanced first, taking back the kings' moves alone.
+        fn check<P: EgdbBoard>() -> usize {
+            let db = Database::build(P::VARIANT, 4, |_, _, _| {}).unwrap();
+            let geo = Geometry::with_unmoves::<P>();
+            let advance = men_advance(&geo).expect("men only go forward");
+            let mut decided = 0;
+            for slice in Slice::with_pieces(4)
+                .into_iter()
+                .filter(|s| s.men[0] + s.men[1] >= 2)
+            {
+                let whole = solve_by_take_back::<P>(&db, &geo, &slice);
+                assert!(
+                    solve_by_men::<P>(&db, &geo, &slice, &advance) == whole,
+                    "{} {slice:?}",
+                    P::VARIANT
+                );
+                decided += whole.iter().filter(|v| **v != Wld::Draw).count();
+            }
+            decided
+        }
+        use crate::rules::{English, Position, Russian};
+        assert!(check::<Position<English>>() > 100_000);
+        assert!(check::<Position<Russian>>() > 100_000);
+    }
+
+    #[test]
+    fn men_go_forward_on_every_board_but_the_turkish() {
+        for v in ALL_VARIANTS
+            .into_iter()
+            .filter(|v| super::super::unsupported(*v).is_none())
+        {
+            let forward = crate::with_egdb_board!(v, P => {
+                men_advance(&Geometry::with_unmoves::<P>()).is_some()
+            });
+            assert_eq!(forward, v != crate::rules::Variant::Turkish, "{v}");
+        }
     }
 
     #[test]

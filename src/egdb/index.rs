@@ -497,6 +497,16 @@ impl Geometry {
             | (s.side == Color::Black) as u64
     }
 
+    /// The squares of `k` men of colour `c` whose index digit is `rank` (see
+    /// [`index_with`](Self::index_with)).
+    pub fn men_of_rank(&self, c: Color, k: usize, rank: u64) -> u64 {
+        let mut mask = 0u64;
+        for place in uncolex(rank, k, self.squares) {
+            mask |= 1u64 << self.man_squares[c as usize][place];
+        }
+        mask
+    }
+
     /// The position at `index` of `slice`, or None if the index puts two men on one
     /// square.
     pub fn decode(&self, slice: &Slice, index: u64) -> Option<Squares> {
@@ -514,15 +524,8 @@ impl Geometry {
         let rank_wm = i % r[1];
         let rank_bm = i / r[1];
         let n = self.squares;
-        let men_mask = |rank: u64, k: u8, c: Color| {
-            let mut mask = 0u64;
-            for place in uncolex(rank, k as usize, n) {
-                mask |= 1u64 << self.man_squares[c as usize][place];
-            }
-            mask
-        };
-        let bm = men_mask(rank_bm, slice.men[1], Color::Black);
-        let wm = men_mask(rank_wm, slice.men[0], Color::White);
+        let bm = self.men_of_rank(Color::Black, slice.men[1] as usize, rank_bm);
+        let wm = self.men_of_rank(Color::White, slice.men[0] as usize, rank_wm);
         if bm & wm != 0 {
             return None;
         }

@@ -353,11 +353,16 @@ fn read_finished(
 
 /// A stored slice's White-to-move values, two bits each (don't-cares included).
 fn decode_all(table: &Table, positions: usize) -> Vec<u8> {
-    let mut out = vec![0u8; positions.div_ceil(4)];
-    for (i, v) in white_values(table, positions).into_iter().enumerate() {
-        out[i / 4] |= (v & 3) << (2 * (i % 4));
-    }
-    out
+    use rayon::prelude::*;
+    let values = white_values(table, positions);
+    values
+        .par_chunks(4)
+        .map(|four| {
+            four.iter()
+                .enumerate()
+                .fold(0u8, |byte, (k, v)| byte | (v & 3) << (2 * k))
+        })
+        .collect()
 }
 
 /// The values of `slice`, both sides to move, from those of its mirror `m`, held in full:
