@@ -99,6 +99,97 @@ fn games_writes_quiet_positions_with_results() {
     );
 }
 
+#[test]
+fn games_and_labels_can_be_played_by_the_network() {
+    // The same games by the pattern tables and by the english network: the header says
+    // which played, and the moves differ (the network's scores are its own).
+    let play = |name: &str, extra: &[&str]| {
+        let out = temp(name);
+        let mut args = vec![
+            "tune", "games", "--games", "2", "--nodes", "500", "--seed", "5", "--out",
+        ];
+        args.push(out.to_str().unwrap());
+        args.extend_from_slice(extra);
+        let o = tammi(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read_to_string(&out).unwrap()
+    };
+    let patterns = play("by-patterns.txt", &[]);
+    let network = play("by-network.txt", &["--eval", "network"]);
+    assert!(patterns.lines().next().unwrap().ends_with("eval patterns"));
+    assert!(network.lines().next().unwrap().ends_with("eval network"));
+    fn body(t: &str) -> Vec<&str> {
+        t.lines().filter(|l| !l.starts_with('#')).collect()
+    }
+    assert_ne!(body(&patterns), body(&network));
+
+    // Labels by a network file, named in the header.
+    let data = temp("by-network.txt");
+    let labelled = temp("by-network.lab");
+    let net = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tuning/weights/english-net.txt"
+    );
+    let o = tammi(&[
+        "tune",
+        "label",
+        "--data",
+        data.to_str().unwrap(),
+        "--nodes",
+        "300",
+        "--eval",
+        "network",
+        "--network",
+        net,
+        "--out",
+        labelled.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&labelled).unwrap();
+    assert!(
+        text.lines().next().unwrap().contains("eval network"),
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| !l.starts_with('#')).count(),
+        body(&network).len()
+    );
+
+    // A network file without the network, a variant without one, a file not there.
+    fails_naming(
+        &["tune", "games", "--network", net, "--out", "x"],
+        &["needs --eval network"],
+    );
+    fails_naming(
+        &[
+            "tune",
+            "games",
+            "--variant",
+            "international",
+            "--eval",
+            "network",
+            "--out",
+            "x",
+        ],
+        &["no network evaluation"],
+    );
+    fails_naming(
+        &[
+            "tune",
+            "label",
+            "--data",
+            "x",
+            "--eval",
+            "network",
+            "--network",
+            "/nonexistent/net.txt",
+            "--out",
+            "y",
+        ],
+        &["/nonexistent/net.txt"],
+    );
+}
+
 /// The loss line `epoch N: loss X ...`.
 fn losses(stdout: &str) -> Vec<f64> {
     stdout

@@ -59,15 +59,47 @@ pub struct LabelArgs {
     /// Search with the weights of this file instead of the built-in ones.
     #[arg(long)]
     pub weights: Option<PathBuf>,
+    #[command(flatten)]
+    pub evaluation: EvalArgs,
 }
 
-/// Play `variant` with the weights of `path` in this process (the `--weights` flag of
-/// the tuning commands).
-pub fn use_weights(variant: Variant, path: Option<&Path>) -> Result<()> {
+/// The evaluation the tuning commands play or search with (the Hub's `eval` and
+/// `network` parameters).
+#[derive(Args, Debug, Clone, Default)]
+pub struct EvalArgs {
+    /// The evaluation: patterns, or network (english).
+    #[arg(long, default_value = "patterns")]
+    pub eval: crate::eval::EvalKind,
+    /// A network file instead of the built-in network (with --eval network).
+    #[arg(long)]
+    pub network: Option<PathBuf>,
+}
+
+impl EvalArgs {
+    /// For the files' header lines: what evaluated.
+    pub fn describe(&self) -> String {
+        match (&self.eval, &self.network) {
+            (crate::eval::EvalKind::Network, Some(p)) => format!("network {}", p.display()),
+            (kind, _) => kind.to_string(),
+        }
+    }
+}
+
+/// Play `variant` with the weights of `path` and the evaluation of `eval` in this
+/// process (the `--weights`, `--eval` and `--network` flags of the tuning commands).
+pub fn use_weights(variant: Variant, path: Option<&Path>, eval: &EvalArgs) -> Result<()> {
     if let Some(p) = path {
         let w = crate::eval::weights::read_file(p, variant).map_err(|e| anyhow::anyhow!(e))?;
         crate::eval::replace_weights(variant, Some(w)).map_err(|e| anyhow::anyhow!(e))?;
     }
+    if let Some(p) = &eval.network {
+        if eval.eval != crate::eval::EvalKind::Network {
+            bail!("--network {} needs --eval network", p.display());
+        }
+        let net = crate::eval::network::read_file(p).map_err(|e| anyhow::anyhow!(e))?;
+        crate::eval::replace_network(variant, Some(net)).map_err(|e| anyhow::anyhow!(e))?;
+    }
+    crate::eval::select_eval(variant, eval.eval).map_err(|e| anyhow::anyhow!("--eval: {e}"))?;
     Ok(())
 }
 
@@ -176,7 +208,7 @@ pub fn run_label(a: &LabelArgs) -> Result<i32> {
             EngineOptions::MAX_THREADS
         );
     }
-    use_weights(a.variant, a.weights.as_deref())?;
+    use_weights(a.variant, a.weights.as_deref(), &a.evaluation)?;
     let (comments, input) = read_input(&a.data)?;
     let part = PathBuf::from(format!("{}.part", a.out.display()));
     let from = resume_point(&part, &input)?;
@@ -207,12 +239,13 @@ pub fn run_label(a: &LabelArgs) -> Result<i32> {
     if from == 0 {
         writeln!(
             out,
-            "# tammi tune label: variant {}, {} nodes a position, weights {}, from {}",
+            "# tammi tune label: variant {}, {} nodes a position, weights {}, eval {}, from {}",
             a.variant,
             a.nodes,
             a.weights
                 .as_ref()
                 .map_or("built-in".to_string(), |p| p.display().to_string()),
+            a.evaluation.describe(),
             a.data.display()
         )?;
         for c in comments.iter().filter(|c| !is_footer(c)) {

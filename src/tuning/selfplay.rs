@@ -75,6 +75,8 @@ pub struct GamesArgs {
     /// Play with the weights of this file instead of the built-in ones.
     #[arg(long)]
     pub weights: Option<PathBuf>,
+    #[command(flatten)]
+    pub evaluation: crate::tuning::label::EvalArgs,
 }
 
 /// splitmix64: a seed per game from (seed, game).
@@ -135,7 +137,7 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
             a.hash
         );
     }
-    crate::tuning::label::use_weights(a.variant, a.weights.as_deref())?;
+    crate::tuning::label::use_weights(a.variant, a.weights.as_deref(), &a.evaluation)?;
     let limits = match (a.nodes, a.depth) {
         (_, Some(d)) => Limits::depth(d),
         (n, None) => Limits::nodes(n.unwrap_or(4000)),
@@ -161,7 +163,7 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
     let mut out = BufWriter::new(file);
     writeln!(
         out,
-        "# tammi tune games: variant {}, {} games, {budget} per move, {} random plies, seed {}, max {} plies, weights {}",
+        "# tammi tune games: variant {}, {} games, {budget} per move, {} random plies, seed {}, max {} plies, weights {}, eval {}",
         a.variant,
         a.games,
         a.random_plies,
@@ -169,7 +171,8 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
         a.max_plies,
         a.weights
             .as_ref()
-            .map_or("built-in".to_string(), |p| p.display().to_string())
+            .map_or("built-in".to_string(), |p| p.display().to_string()),
+        a.evaluation.describe()
     )?;
 
     let next = AtomicUsize::new(0);
