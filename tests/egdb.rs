@@ -575,6 +575,26 @@ fn the_command_line_writes_reads_and_refuses_distances() {
     let (code, _, err) = tammi(&["egdb", "distance", "--db", db]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(std::fs::read(&dtc).unwrap(), good);
+    // A run cut short (its last section half written) goes on from FILE.dtc.part: the
+    // slices there are read back, not made again, and the file is the same to the byte.
+    let part = dir.join("english3.egdb.dtc.part");
+    std::fs::remove_file(&dtc).unwrap();
+    std::fs::write(&part, &good[..good.len() * 2 / 3]).unwrap();
+    let (code, _, err) = tammi(&["egdb", "distance", "--db", db]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("read back from the last run"), "{err}");
+    assert!(err.contains("longest"), "{err}");
+    assert_eq!(std::fs::read(&dtc).unwrap(), good);
+    assert!(!part.exists());
+    // An earlier run of other distances is not taken for this one's.
+    let mut other = good[..good.len() / 2].to_vec();
+    let name = other.iter().position(|&b| b == b'\n').unwrap() + 1;
+    other[name..name + 7].copy_from_slice(b"russian");
+    std::fs::write(&part, &other).unwrap();
+    let (code, _, err) = tammi(&["egdb", "distance", "--db", db]);
+    assert_eq!(code, 2);
+    assert!(err.contains("remove it to start afresh"), "{err}");
+    assert_eq!(std::fs::read(&part).unwrap(), other, "left as it was");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -73,7 +73,9 @@ pub enum EgdbCommand {
     /// defence; of a lost one, the most plies it can hold out. A separate command, not a
     /// flag of `build`: it reads a finished database (any, including those built before
     /// distances existed), each slice's distances depend only on the win/loss/draw values,
-    /// and the build's resumable file stays as it is.
+    /// and the build's resumable file stays as it is. Each slice is written as it is
+    /// finished, to FILE.dtc.part: a run cut short goes on from there when run again with
+    /// the same flags.
     Distance {
         /// Database file written by `tammi egdb build`.
         #[arg(long)]
@@ -238,33 +240,25 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
                     db.max_pieces()
                 );
             }
-            // Refuse an unwritable output before the work, not after it.
-            let part = crate::egdb::resume::partial_path(&out);
-            std::fs::File::create(&part).with_context(|| {
-                format!(
-                    "--out {}: cannot create {} (is the directory there and writable?)",
-                    out.display(),
-                    part.display()
-                )
-            })?;
-            let built = db.build_distances(pieces, |p| {
+            // Written slice by slice to OUT.part (an unwritable output is refused before
+            // any work), renamed when whole; a run cut short goes on from OUT.part.
+            db.build_distances_to(pieces, &out, |p| {
                 let s = p.slice;
+                let what = match p.longest {
+                    Some(d) => format!("longest {d} plies"),
+                    None => "read back from the last run".to_string(),
+                };
                 eprintln!(
-                    "slice {}/{}: white {}+{}K, black {}+{}K  longest {} plies  {:.1} s",
+                    "slice {}/{}: white {}+{}K, black {}+{}K  {what}  {:.1} s",
                     p.done,
                     p.all,
                     s.men[0],
                     s.kings[0],
                     s.men[1],
                     s.kings[1],
-                    p.longest,
                     start.elapsed().as_secs_f64()
                 );
-            });
-            if let Err(e) = built.and_then(|()| db.save_distances(&out)) {
-                let _ = std::fs::remove_file(&part);
-                return Err(e);
-            }
+            })?;
             println!(
                 "{}: {}, distances of 2 to {pieces} pieces, {} bytes, built in {:.1} s",
                 out.display(),

@@ -424,12 +424,27 @@ fn take_back<P: EgdbBoard>(
 /// the side that just moved takes one of its pieces back along a quiet move the rules
 /// core gives it (see [`Geometry::with_unmoves`]) to an empty square over empty
 /// squares, and had no capture there (captures are compulsory).
+#[cfg(test)]
 pub(crate) fn for_each_predecessor<P: EgdbBoard>(
     geo: &Geometry,
     sq: &Squares,
     mut f: impl FnMut(Squares),
 ) {
     for_each_unmove::<P>(geo, sq, false, |p, pos| {
+        if !pos.has_capture() {
+            f(p)
+        }
+    });
+}
+
+/// [`for_each_predecessor`] for the kings' moves alone: the positions one king move
+/// before `sq`.
+pub(crate) fn for_each_king_predecessor<P: EgdbBoard>(
+    geo: &Geometry,
+    sq: &Squares,
+    mut f: impl FnMut(Squares),
+) {
+    for_each_unmove::<P>(geo, sq, true, |p, pos| {
         if !pos.has_capture() {
             f(p)
         }

@@ -21,11 +21,12 @@
 //! defence, into a position still won (a test plays it out). Values are plies, capped at
 //! [`FAR`] ("255 or more"). Drawn positions have none.
 //!
-//! Built by retrograde analysis within each slice, from its win/loss/draw values alone
+//! Built by retrograde analysis within each configuration of a slice's men (see
+//! [`slice_distances`]), from the slice's win/loss/draw values alone
 //! (the distances of other slices never enter): positions whose distance is decided
 //! without a king move (winning conversions, no king move at all) come first, then
 //! distance by distance each settled position is taken back one king move (the builder's
-//! un-moves, [`super::build::for_each_predecessor`], keeping those where a king moved):
+//! un-moves of the kings, [`super::build::for_each_king_predecessor`]):
 //! a lost position at `d` makes its won predecessors `d + 1` (the first reached is the
 //! least), and a won one counts down its lost predecessors' king moves, the last one
 //! deciding `d + 1` (the greatest).
@@ -49,12 +50,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
 
-use super::build::for_each_predecessor;
+use super::build::for_each_king_predecessor;
 use super::compress::{self, BLOCK, BYTE_DONT_CARE};
 use super::index::{EgdbBoard, Geometry, Slice};
 use super::{
-    Database, NAME_BYTES, Table, Wld, all_slices, both_sides, read_tagged_section, white_values,
-    write_tagged_section,
+    Database, NAME_BYTES, Table, Wld, all_slices, both_sides, packed_white_values,
+    read_tagged_section, unpack, write_tagged_section,
 };
 use crate::rules::{Bits, Board, Color, Move, Variant};
 
@@ -85,101 +86,138 @@ pub fn is_conversion<P: Board>(pos: &P, m: &Move<P::B>) -> bool {
     m.is_capture() || m.promote || (pos.kings() & P::B::bit(m.from as u32)).is_empty()
 }
 
-/// The distance of every position of `slice`, both sides to move, [`NONE`] for draws and
-/// indices that are no position; from the win/loss/draw values of `db`, which holds the
-/// slice and every slice its conversions reach. An error if the values contradict
-/// themselves (a won position with no way to go on winning).
-pub(crate) fn solve_slice<P: EgdbBoard>(
+/// The distances of `slice` as they are stored: White to move, [`BYTE_DONT_CARE`] for
+/// draws, indices that are no position and distances up to [`SEARCHED`], the others
+/// capped at [`FAR`]; and the longest distance of the slice, either side to move. From
+/// the win/loss/draw values of `db`, which holds the slice and every slice its
+/// conversions reach. An error if the values contradict themselves (a won position with
+/// no way to go on winning).
+///
+/// Only kings move between two conversions, so the distances of one configuration of
+/// the men (a run of indices: the men are the index's leading digits) depend on that
+/// configuration's positions alone, and on the win/loss/draw values of what its
+/// conversions reach: each configuration is solved on its own, on any thread, in
+/// memory the size of the configuration.
+pub(crate) fn slice_distances<P: EgdbBoard>(
     db: &Database,
     geo: &Geometry,
     slice: &Slice,
-) -> std::result::Result<Vec<u16>, String> {
+) -> std::result::Result<(Vec<u16>, u16), String> {
     let size = geo.size(slice) as usize;
-    // The slice's values, both sides to move; Black's from the colours-exchanged slice.
+    // The slice's values, both sides to move, two bits each; Black's from the
+    // colours-exchanged slice.
     let stored = |s: &Slice| {
         let table = db.tables[s.id()].as_ref().expect("a slice of the database");
-        white_values(table, geo.size(s) as usize / 2)
+        packed_white_values(table, geo.size(s) as usize / 2)
     };
     let (own, turned) = (stored(slice), stored(&geo.flipped_slice(slice)));
-    let wld: Vec<u8> = both_sides::<P>(db, slice, |w| {
+    let wld = both_sides::<P>(db, slice, |w| {
         let values = if w.slice() == *slice { &own } else { &turned };
-        Wld::from_bits(values[geo.index(w) as usize / 2])
-    })
-    .into_iter()
-    .map(Wld::bits)
-    .collect();
+        unpack(values, geo.index(w) as usize / 2)
+    });
     drop((own, turned));
+    let radices = geo.radices(slice);
+    let block = (radices[2] * radices[3] * 2) as usize;
+    let mut white = vec![BYTE_DONT_CARE; size / 2];
+    let longest = white
+        .par_chunks_mut(block / 2)
+        .enumerate()
+        .map(|(b, out)| block_distances::<P>(db, geo, slice, &radices, &wld, b * block, out))
+        .try_reduce(|| 0, |a, b| Ok(a.max(b)))?;
+    Ok((white, longest))
+}
+
+/// One configuration of the men of [`slice_distances`]: the positions from `start`,
+/// twice as many as `out` holds (both sides to move), whose White-to-move distances go
+/// to `out` in their stored form. The longest distance, or what contradicts.
+fn block_distances<P: EgdbBoard>(
+    db: &Database,
+    geo: &Geometry,
+    slice: &Slice,
+    radices: &[u64; 4],
+    wld: &[u8],
+    start: usize,
+    out: &mut [u16],
+) -> std::result::Result<u16, String> {
+    let len = 2 * out.len();
+    if geo.decode(slice, start as u64).is_none() {
+        return Ok(0); // two men on one square: no position in the whole block
+    }
+    let value = |i: usize| unpack(wld, i);
 
     // 1. What is decided without a king move; the king moves of the lost positions.
-    let (win, loss) = (Wld::Win.bits(), Wld::Loss.bits());
-    let mut dist = vec![NONE; size];
-    let mut kings_left = vec![0u8; size];
-    dist.par_chunks_mut(CHUNK)
-        .zip(kings_left.par_chunks_mut(CHUNK))
-        .enumerate()
-        .for_each(|(c, (dist, kings_left))| {
-            let mut moves = Vec::new();
-            for j in 0..dist.len() {
-                let i = c * CHUNK + j;
-                if wld[i] != win && wld[i] != loss {
-                    continue;
-                }
-                let sq = geo.decode(slice, i as u64).expect("a valid index");
-                let pos: P = geo.position(&sq);
-                if pos.has_capture() {
-                    dist[j] = 1;
-                    continue;
-                }
-                pos.generate(&mut moves);
-                let mut king_moves = 0u8;
-                let mut winning_conversion = false;
-                for m in &moves {
-                    if !is_conversion(&pos, m) {
-                        king_moves += 1;
-                    } else if wld[i] == win {
-                        let after = pos.play(m);
-                        let next = geo.squares(&after);
-                        let v = if next.slice() == *slice {
-                            Wld::from_bits(wld[geo.index(&next) as usize])
-                        } else {
-                            db.probe(&after).expect("a slice of the database")
-                        };
-                        winning_conversion |= v == Wld::Loss;
-                    }
-                }
-                if wld[i] == win {
-                    if winning_conversion {
-                        dist[j] = 1;
-                    }
-                } else if king_moves == 0 {
-                    dist[j] = if moves.is_empty() { 0 } else { 1 };
-                } else {
-                    kings_left[j] = king_moves;
+    let mut dist = vec![NONE; len];
+    let mut kings_left = vec![0u8; len];
+    let first = |from: usize, dist: &mut [u16], kings_left: &mut [u8]| {
+        let mut moves = Vec::new();
+        for j in 0..dist.len() {
+            let i = start + from + j;
+            let v = value(i);
+            if v != Wld::Win && v != Wld::Loss {
+                continue;
+            }
+            let sq = geo.decode(slice, i as u64).expect("a valid index");
+            let pos: P = geo.position(&sq);
+            if pos.has_capture() {
+                dist[j] = 1;
+                continue;
+            }
+            pos.generate(&mut moves);
+            let mut king_moves = 0u8;
+            let mut winning_conversion = false;
+            for m in &moves {
+                if !is_conversion(&pos, m) {
+                    king_moves += 1;
+                } else if v == Wld::Win {
+                    let after = pos.play(m);
+                    let next = geo.squares(&after);
+                    let reached = if next.slice() == *slice {
+                        value(geo.index_with(radices, &next) as usize)
+                    } else {
+                        db.probe(&after).expect("a slice of the database")
+                    };
+                    winning_conversion |= reached == Wld::Loss;
                 }
             }
-        });
+            if v == Wld::Win {
+                if winning_conversion {
+                    dist[j] = 1;
+                }
+            } else if king_moves == 0 {
+                dist[j] = if moves.is_empty() { 0 } else { 1 };
+            } else {
+                kings_left[j] = king_moves;
+            }
+        }
+    };
+    if len >= 4 * CHUNK {
+        // A large configuration (kings alone, or one man): its first pass on every thread.
+        dist.par_chunks_mut(CHUNK)
+            .zip(kings_left.par_chunks_mut(CHUNK))
+            .enumerate()
+            .for_each(|(c, (dist, kings_left))| first(c * CHUNK, dist, kings_left));
+    } else {
+        first(0, &mut dist, &mut kings_left);
+    }
 
-    // 2. Distance by distance, back along king moves.
+    // 2. Distance by distance, back along king moves, within the configuration.
     let mut levels: Vec<Vec<u32>> = vec![Vec::new(), Vec::new()];
-    for (i, &d) in dist.iter().enumerate() {
+    for (l, &d) in dist.iter().enumerate() {
         if d <= 1 {
-            levels[d as usize].push(i as u32);
+            levels[d as usize].push(l as u32);
         }
     }
     let mut d = 0;
     while d < levels.len() {
         let level = std::mem::take(&mut levels[d]);
         let mut next = Vec::new();
-        for &i in &level {
+        for &l in &level {
             let sq = geo
-                .decode(slice, i as u64)
+                .decode(slice, (start + l as usize) as u64)
                 .expect("a settled index is valid");
-            let lost = wld[i as usize] == loss;
-            for_each_predecessor::<P>(geo, &sq, |p| {
-                if p.kings == sq.kings {
-                    return; // a man's move: a conversion, not a step of the distance
-                }
-                let j = geo.index(&p) as usize;
+            let lost = value(start + l as usize) == Wld::Loss;
+            for_each_king_predecessor::<P>(geo, &sq, |p| {
+                let j = geo.index_with(radices, &p) as usize - start;
                 if dist[j] != NONE {
                     return;
                 }
@@ -187,7 +225,7 @@ pub(crate) fn solve_slice<P: EgdbBoard>(
                     // p wins by moving here; the first settled child is the nearest.
                     dist[j] = (d + 1) as u16;
                     next.push(j as u32);
-                } else if wld[j] == loss {
+                } else if value(start + j) == Wld::Loss {
                     kings_left[j] -= 1;
                     if kings_left[j] == 0 {
                         dist[j] = (d + 1) as u16;
@@ -207,16 +245,33 @@ pub(crate) fn solve_slice<P: EgdbBoard>(
         }
         d += 1;
     }
-    if let Some(i) = (0..size).find(|&i| (wld[i] == win || wld[i] == loss) && dist[i] == NONE) {
-        let sq = geo.decode(slice, i as u64).expect("a valid index");
-        return Err(format!(
-            "slice {}: {} is {:?} but never converts (the database contradicts itself)",
-            slice.name(),
-            crate::notation::write_fen(&geo.position::<P>(&sq), P::VARIANT.default_notation()),
-            Wld::from_bits(wld[i])
-        ));
+    let mut longest = 0;
+    for (l, &d) in dist.iter().enumerate() {
+        let v = value(start + l);
+        if d == NONE {
+            if v == Wld::Win || v == Wld::Loss {
+                let sq = geo
+                    .decode(slice, (start + l) as u64)
+                    .expect("a valid index");
+                return Err(format!(
+                    "slice {}: {} is {v:?} but never converts (the database contradicts itself)",
+                    slice.name(),
+                    crate::notation::write_fen(
+                        &geo.position::<P>(&sq),
+                        P::VARIANT.default_notation()
+                    ),
+                ));
+            }
+            continue;
+        }
+        longest = longest.max(d);
+        if l % 2 == 0 && d > SEARCHED as u16 {
+            // White to move (the index's low bit); the short distances (every capture
+            // position's among them) are found by a search when probed.
+            out[l / 2] = d.min(FAR as u16);
+        }
     }
-    Ok(dist)
+    Ok(longest)
 }
 
 /// What [`Database::build_distances`] reports after each slice.
@@ -224,8 +279,9 @@ pub struct DistanceProgress<'a> {
     pub slice: &'a Slice,
     pub done: usize,
     pub all: usize,
-    /// The greatest distance in the slice (plies, before the cap).
-    pub longest: u16,
+    /// The greatest distance in the slice (plies, before the cap); None for a slice read
+    /// back from an earlier run.
+    pub longest: Option<u16>,
 }
 
 impl Database {
@@ -236,48 +292,138 @@ impl Database {
         max_pieces: usize,
         progress: impl FnMut(&DistanceProgress),
     ) -> Result<()> {
+        self.check_distance_pieces(max_pieces)?;
+        let none = vec![None; Slice::ID_LIMIT];
+        crate::with_egdb_board!(self.variant, P => {
+            self.build_distances_for::<P>(max_pieces, none, |_, _, _| Ok(()), progress)
+        })
+    }
+
+    /// [`build_distances`](Self::build_distances), each slice written to `out` as it is
+    /// made: to `OUT.part`, renamed to `out` when whole. A run cut short (a crash, a
+    /// session's end) is resumed from the sound sections at the start of `OUT.part`.
+    pub fn build_distances_to(
+        &mut self,
+        max_pieces: usize,
+        out: &Path,
+        progress: impl FnMut(&DistanceProgress),
+    ) -> Result<()> {
+        use std::io::{Seek, SeekFrom};
+        self.check_distance_pieces(max_pieces)?;
+        let part = super::resume::partial_path(out);
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&part)
+            .with_context(|| {
+                format!(
+                    "--out {}: cannot create {} (is the directory there and writable?)",
+                    out.display(),
+                    part.display()
+                )
+            })?;
+        let header = self.distance_header(max_pieces);
+        let mut done = vec![None; Slice::ID_LIMIT];
+        let size = file.metadata()?.len();
+        let mut end = 0;
+        if size > 0 {
+            let mut r = std::io::BufReader::new(&mut file);
+            let mut head = vec![0u8; header.len()];
+            if r.read_exact(&mut head).is_err() || head != header {
+                bail!(
+                    "{} is there but is not an earlier run of these distances ({} up to {} \
+                     pieces); remove it to start afresh",
+                    part.display(),
+                    self.variant,
+                    max_pieces
+                );
+            }
+            end = header.len() as u64;
+            for slice in all_slices(max_pieces) {
+                // A section cut short or damaged by the interruption is made again.
+                let Ok((table, len)) =
+                    read_tagged_section(&mut r, SECTION, &self.geo, &slice, size - end)
+                else {
+                    break;
+                };
+                done[slice.id()] = Some(table);
+                end += len;
+            }
+        }
+        let writing = |e: std::io::Error| anyhow::anyhow!("writing {}: {e}", part.display());
+        file.set_len(end).map_err(writing)?;
+        file.seek(SeekFrom::Start(end)).map_err(writing)?;
+        if end == 0 {
+            file.write_all(&header).map_err(writing)?;
+        }
+        crate::with_egdb_board!(self.variant, P => {
+            self.build_distances_for::<P>(max_pieces, done, |slice, n, table| {
+                let Table::Coded { offsets, data, .. } = table else {
+                    unreachable!("distances are coded")
+                };
+                let mut w = std::io::BufWriter::new(&mut file);
+                write_tagged_section(&mut w, SECTION, slice, n, offsets, data)
+                    .and_then(|()| w.flush())
+                    .map_err(writing)?;
+                drop(w);
+                file.sync_data().map_err(writing)
+            }, progress)
+        })?;
+        drop(file);
+        std::fs::rename(&part, out)
+            .with_context(|| format!("renaming {} to {}", part.display(), out.display()))
+    }
+
+    fn check_distance_pieces(&self, max_pieces: usize) -> Result<()> {
         if !(2..=self.max_pieces).contains(&max_pieces) {
             bail!(
                 "distances of 2 to {max_pieces} pieces: this database holds 2 to {}",
                 self.max_pieces
             );
         }
-        crate::with_egdb_board!(self.variant, P => self.build_distances_for::<P>(max_pieces, progress))
+        Ok(())
     }
 
+    /// The distance file's header: magic, variant, pieces, the distances searched.
+    fn distance_header(&self, pieces: usize) -> Vec<u8> {
+        let mut h = MAGIC.to_vec();
+        h.extend_from_slice(format!("{:<NAME_BYTES$}", self.variant.name()).as_bytes());
+        h.extend_from_slice(&[pieces as u8, SEARCHED]);
+        h
+    }
+
+    /// The distances of the slices of 2 to `max_pieces` pieces in build order: those of
+    /// `done` as they are, the others made and given to `made` (in order, with the
+    /// slice's White-to-move positions) as each is finished.
     fn build_distances_for<P: EgdbBoard>(
         &mut self,
         max_pieces: usize,
+        mut done: Vec<Option<Table>>,
+        mut made: impl FnMut(&Slice, u64, &Table) -> Result<()>,
         mut progress: impl FnMut(&DistanceProgress),
     ) -> Result<()> {
         let geo = Geometry::with_unmoves::<P>();
         let slices = all_slices(max_pieces);
         let mut tables = vec![None; Slice::ID_LIMIT];
         for (k, slice) in slices.iter().enumerate() {
-            let dist = solve_slice::<P>(self, &geo, slice).map_err(anyhow::Error::msg)?;
-            let longest = dist
-                .iter()
-                .copied()
-                .filter(|&d| d != NONE)
-                .max()
-                .unwrap_or(0);
-            // White to move; the short distances (every capture position's among them)
-            // are found by a search when probed.
-            let white: Vec<u16> = dist
-                .iter()
-                .step_by(2)
-                .map(|&d| match d {
-                    NONE => BYTE_DONT_CARE,
-                    d if d <= SEARCHED as u16 => BYTE_DONT_CARE,
-                    d => d.min(FAR as u16),
-                })
-                .collect();
-            let (offsets, data) = compress::encode_bytes(&white);
-            tables[slice.id()] = Some(Table::Coded {
-                offsets,
-                data,
-                code: None,
-            });
+            let longest = if let Some(table) = done[slice.id()].take() {
+                tables[slice.id()] = Some(table);
+                None
+            } else {
+                let (white, longest) =
+                    slice_distances::<P>(self, &geo, slice).map_err(anyhow::Error::msg)?;
+                let (offsets, data) = compress::encode_bytes(&white);
+                let table = Table::Coded {
+                    offsets,
+                    data,
+                    code: None,
+                };
+                made(slice, geo.size(slice) / 2, &table)?;
+                tables[slice.id()] = Some(table);
+                Some(longest)
+            };
             progress(&DistanceProgress {
                 slice,
                 done: k + 1,
@@ -420,9 +566,7 @@ impl Database {
             std::fs::File::create(&part).with_context(|| format!("creating {}", part.display()))?;
         let mut f = std::io::BufWriter::new(file);
         let write = |f: &mut std::io::BufWriter<std::fs::File>| -> std::io::Result<()> {
-            f.write_all(MAGIC)?;
-            f.write_all(format!("{:<NAME_BYTES$}", self.variant.name()).as_bytes())?;
-            f.write_all(&[self.distance_pieces as u8, SEARCHED])?;
+            f.write_all(&self.distance_header(self.distance_pieces))?;
             for slice in all_slices(self.distance_pieces) {
                 let Some(Table::Coded { offsets, data, .. }) = &self.distances[slice.id()] else {
                     panic!("{slice:?} has no distances");

@@ -212,32 +212,54 @@ fn white_values(table: &Table, positions: usize) -> Vec<u8> {
     }
 }
 
-/// Every index of `slice`, both sides to move (a draw where an index is no position):
-/// a position with a capture resolved through `db`'s probes of the slices it reaches,
-/// any other read by `white` from its White-to-move form (Black to move: the colours
-/// exchanged and the board turned round, a position of the mirror slice).
+/// Every index of `slice`, both sides to move (a draw where an index is no position),
+/// packed two bits a position as a [`Table::Full`] holds them: a position with a capture
+/// resolved through `db`'s probes of the slices it reaches, any other read by `white`
+/// from its White-to-move form (Black to move: the colours exchanged and the board
+/// turned round, a position of the mirror slice). Packed as they are made: a 10x10
+/// six-piece slice has billions of positions.
 fn both_sides<P: EgdbBoard>(
     db: &Database,
     slice: &Slice,
     white: impl Fn(&Squares) -> Wld + Sync,
-) -> Vec<Wld> {
+) -> Vec<u8> {
     use rayon::prelude::*;
     let geo = &db.geo;
-    (0..geo.size(slice) as usize)
+    let size = geo.size(slice) as usize;
+    let value = |i: usize| {
+        let Some(sq) = geo.decode(slice, i as u64) else {
+            return Wld::Draw;
+        };
+        let pos: P = geo.position(&sq);
+        if pos.has_capture() {
+            return db.probe(&pos).expect("captures lead to slices before");
+        }
+        if sq.side == Color::White {
+            white(&sq)
+        } else {
+            white(&geo.flipped(&sq))
+        }
+    };
+    (0..size.div_ceil(4))
         .into_par_iter()
-        .map(|i| {
-            let Some(sq) = geo.decode(slice, i as u64) else {
-                return Wld::Draw;
-            };
-            let pos: P = geo.position(&sq);
-            if pos.has_capture() {
-                return db.probe(&pos).expect("captures lead to slices before");
-            }
-            if sq.side == Color::White {
-                white(&sq)
-            } else {
-                white(&geo.flipped(&sq))
-            }
+        .map(|b| {
+            (4 * b..(4 * b + 4).min(size))
+                .enumerate()
+                .fold(0u8, |byte, (k, i)| byte | value(i).bits() << (2 * k))
+        })
+        .collect()
+}
+
+/// A stored slice's White-to-move values packed two bits a position (don't-cares
+/// included): read with [`unpack`] at the index halved.
+fn packed_white_values(table: &Table, positions: usize) -> Vec<u8> {
+    use rayon::prelude::*;
+    white_values(table, positions)
+        .par_chunks(4)
+        .map(|four| {
+            four.iter()
+                .enumerate()
+                .fold(0u8, |byte, (k, v)| byte | (v & 3) << (2 * k))
         })
         .collect()
 }

@@ -19,7 +19,7 @@ use anyhow::{Context, Result, bail};
 use super::index::{EgdbBoard, Geometry, Slice};
 use super::{
     Database, MAGIC, NAME_BYTES, Table, Wld, all_slices, both_sides, build, check_request, pack,
-    read_section, unpack, white_values, write_section,
+    packed_white_values, read_section, unpack, write_section,
 };
 use crate::rules::Variant;
 
@@ -177,7 +177,10 @@ fn build_to<P: EgdbBoard>(
             if !needed_after(finished, s) && !needed_after(finished, &mirror(s)) {
                 return None;
             }
-            Some(decode_all(coded[id].as_ref()?, geo.size(s) as usize / 2))
+            Some(packed_white_values(
+                coded[id].as_ref()?,
+                geo.size(s) as usize / 2,
+            ))
         })
         .collect();
     // Back in memory in full (both sides to move), for the slices still to build.
@@ -351,20 +354,6 @@ fn read_finished(
     Ok((tables, end))
 }
 
-/// A stored slice's White-to-move values, two bits each (don't-cares included).
-fn decode_all(table: &Table, positions: usize) -> Vec<u8> {
-    use rayon::prelude::*;
-    let values = white_values(table, positions);
-    values
-        .par_chunks(4)
-        .map(|four| {
-            four.iter()
-                .enumerate()
-                .fold(0u8, |byte, (k, v)| byte | (v & 3) << (2 * k))
-        })
-        .collect()
-}
-
 /// The values of `slice`, both sides to move, from those of its mirror `m`, held in full:
 /// a position of one is a position of the other with the colours exchanged and the board
 /// turned round, of the same value for the side to move (the database variants' rules
@@ -389,13 +378,12 @@ fn from_mirror_values(db: &Database, slice: &Slice, m: &Slice) -> Vec<Wld> {
 /// A stored (White to move) slice back in full, both sides to move (`white` holds the
 /// stored slices' White-to-move values; the mirror slice is stored too).
 fn expand<P: EgdbBoard>(db: &Database, white: &[Option<Vec<u8>>], slice: &Slice) -> Vec<u8> {
-    let values = both_sides::<P>(db, slice, |w| {
+    both_sides::<P>(db, slice, |w| {
         let table = white[w.slice().id()]
             .as_ref()
             .expect("the mirror slice is stored too");
         unpack(table, db.geo.index(w) as usize / 2)
-    });
-    pack(values.into_iter())
+    })
 }
 
 #[cfg(test)]
