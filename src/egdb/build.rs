@@ -77,13 +77,7 @@ fn solve_by_take_back<P: EgdbBoard>(db: &Database, geo: &Geometry, slice: &Slice
                         None => unreachable!("slices are built in order"),
                     }
                 }
-                let settled = if win {
-                    WIN
-                } else if within == 0 && !escape {
-                    LOSS
-                } else {
-                    UNKNOWN
-                };
+                let settled = first_state(win, within, escape);
                 state[j].store(settled, Relaxed);
                 options[j].store(within | if escape { ESCAPE } else { 0 }, Relaxed);
             }
@@ -142,6 +136,23 @@ fn solve_by_take_back<P: EgdbBoard>(db: &Database, geo: &Geometry, slice: &Slice
     // state, the counters and the bitmap at once (see `resume::build_bytes`).
     drop(waiting);
     drop(options);
+    values(state)
+}
+
+/// A position's state after the first pass: won by a move to a lost position, lost with
+/// no move in the slice and none out of it to a draw, else unknown.
+fn first_state(win: bool, within: u8, escape: bool) -> u8 {
+    if win {
+        WIN
+    } else if within == 0 && !escape {
+        LOSS
+    } else {
+        UNKNOWN
+    }
+}
+
+/// The values the build states stand for: what was never settled is a draw.
+fn values(state: Vec<AtomicU8>) -> Vec<Wld> {
     state
         .into_iter()
         .map(|s| match s.into_inner() {
@@ -252,14 +263,7 @@ fn solve_by_men<P: EgdbBoard>(
                 )
             });
     }
-    state
-        .into_iter()
-        .map(|s| match s.into_inner() {
-            WIN => Wld::Win,
-            LOSS => Wld::Loss,
-            _ => Wld::Draw,
-        })
-        .collect()
+    values(state)
 }
 
 #[derive(Default)]
@@ -322,13 +326,7 @@ fn solve_block<P: EgdbBoard>(
                 Wld::Draw => escape = true,
             }
         }
-        let value = if win {
-            WIN
-        } else if within == 0 && !escape {
-            LOSS
-        } else {
-            UNKNOWN
-        };
+        let value = first_state(win, within, escape);
         if value != UNKNOWN {
             state[start + l].store(value, Relaxed);
             settled.push(l as u32);

@@ -310,20 +310,7 @@ impl Database {
     ) -> Result<()> {
         use std::io::{Seek, SeekFrom};
         self.check_distance_pieces(max_pieces)?;
-        let part = super::resume::partial_path(out);
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&part)
-            .with_context(|| {
-                format!(
-                    "--out {}: cannot create {} (is the directory there and writable?)",
-                    out.display(),
-                    part.display()
-                )
-            })?;
+        let (mut file, part) = super::resume::open_partial(out)?;
         let header = self.distance_header(max_pieces);
         let mut done = vec![None; Slice::ID_LIMIT];
         let size = file.metadata()?.len();

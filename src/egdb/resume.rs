@@ -94,26 +94,13 @@ fn build_to<P: EgdbBoard>(
     mut progress: impl FnMut(&Progress),
 ) -> Result<Built> {
     let start = Instant::now();
-    let part = partial_path(out);
     if std::fs::metadata(out).is_ok_and(|m| !m.is_file()) {
         bail!(
             "--out {}: exists and is not a regular file; expected a file name to write",
             out.display()
         );
     }
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&part)
-        .with_context(|| {
-            format!(
-                "--out {}: cannot create {} (is the directory there and writable?)",
-                out.display(),
-                part.display()
-            )
-        })?;
+    let (mut file, part) = open_partial(out)?;
     let mut db = Database::empty(P::VARIANT, max_pieces);
     let geo = Geometry::with_unmoves::<P>();
     let slices = all_slices(max_pieces);
@@ -296,6 +283,26 @@ fn build_to<P: EgdbBoard>(
     }
     db.clear_cache();
     Ok(Built::Complete(db))
+}
+
+/// `OUT.part` (see [`partial_path`]) opened to read what an earlier run left and to go
+/// on writing, created if it is not there.
+pub(crate) fn open_partial(out: &Path) -> Result<(File, PathBuf)> {
+    let part = partial_path(out);
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&part)
+        .with_context(|| {
+            format!(
+                "--out {}: cannot create {} (is the directory there and writable?)",
+                out.display(),
+                part.display()
+            )
+        })?;
+    Ok((file, part))
 }
 
 /// The bytes of a stored slice's section.
