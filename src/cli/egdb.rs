@@ -52,6 +52,9 @@ pub enum EgdbCommand {
         /// Output file. Checked before the build starts (its directory must exist and be
         /// writable); written as OUT.part, a slice at a time, and renamed to OUT when
         /// complete. A rerun after an interruption goes on from the slices in OUT.part.
+        /// The slices that those still to build need in full are kept beside it as
+        /// OUT.part.full-NAME while they are needed (up to --memory on disk), so that a
+        /// rerun reads them back rather than making them again; removed at the end.
         #[arg(long)]
         out: PathBuf,
         /// Memory the build may use, in MB: a slice that would need more is refused

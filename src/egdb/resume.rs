@@ -8,6 +8,13 @@
 //! short by the interruption), takes the slices it read back into memory, and goes on
 //! with the rest. When every slice is there, `OUT.part` is renamed `OUT`. The file is the
 //! same byte for byte however many runs it took: each section depends only on the slice.
+//!
+//! The slices a later slice still reaches are held in full (both sides to move, two bits
+//! a position, captures included) while it is built. Made again from the file, each
+//! capture position is resolved by a search: for the 10x10 six-piece slices, most of an
+//! hour at every resume. So such a slice is also kept on disk beside `OUT.part`, as it
+//! was held (see [`full_path`]), while it is needed, and a resume reads it back from
+//! there; a missing or damaged copy is made again from the file.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
@@ -158,10 +165,20 @@ fn build_to<P: EgdbBoard>(
         let m = mirror(&slices[k]);
         m != slices[k] && slices[..k].contains(&m)
     };
+    // Back in memory in full (both sides to move), for the slices still to build: from
+    // the copies kept on disk, or made again from the file.
+    let mut kept: Vec<Option<Vec<u8>>> = (0..Slice::ID_LIMIT).map(|_| None).collect();
+    for s in slices[..finished]
+        .iter()
+        .filter(|s| needed_after(finished, s))
+    {
+        kept[s.id()] = read_full(&full_path(&part, s), s, full_bytes(&geo, s));
+    }
+    let to_expand = |s: &Slice| needed_after(finished, s) && kept[s.id()].is_none();
     let white: Vec<Option<Vec<u8>>> = (0..Slice::ID_LIMIT)
         .map(|id| {
             let s = slices[..finished].iter().find(|s| s.id() == id)?;
-            if !needed_after(finished, s) && !needed_after(finished, &mirror(s)) {
+            if !to_expand(s) && !to_expand(&mirror(s)) {
                 return None;
             }
             Some(packed_white_values(
@@ -170,11 +187,15 @@ fn build_to<P: EgdbBoard>(
             ))
         })
         .collect();
-    // Back in memory in full (both sides to move), for the slices still to build.
     for (k, slice) in slices[..finished].iter().enumerate() {
-        db.tables[slice.id()] = if needed_after(finished, slice) {
-            Some(Table::Full(expand::<P>(&db, &white, slice)))
+        db.tables[slice.id()] = if let Some(full) = kept[slice.id()].take() {
+            Some(Table::Full(full))
+        } else if needed_after(finished, slice) {
+            let full = expand::<P>(&db, &white, slice);
+            keep_full(&full_path(&part, slice), slice, &full);
+            Some(Table::Full(full))
         } else {
+            remove_full(&part, slice);
             coded[slice.id()].take()
         };
         progress(&Progress {
@@ -223,6 +244,12 @@ fn build_to<P: EgdbBoard>(
             build::solve_slice::<P>(&db, &geo, slice)
         };
         db.tables[slice.id()] = Some(Table::Full(pack(values.into_iter())));
+        if needed_after(k + 1, slice) {
+            let Some(Table::Full(full)) = &db.tables[slice.id()] else {
+                unreachable!()
+            };
+            keep_full(&full_path(&part, slice), slice, full);
+        }
         let table = db.coded::<P>(slice);
         let Table::Coded { offsets, data, .. } = &table else {
             unreachable!()
@@ -258,6 +285,7 @@ fn build_to<P: EgdbBoard>(
         for done in &slices[..=k] {
             if matches!(db.tables[done.id()], Some(Table::Full(_))) && !needed_after(k + 1, done) {
                 db.tables[done.id()] = coded[done.id()].take();
+                remove_full(&part, done);
             }
         }
         if !from_mirror {
@@ -277,12 +305,83 @@ fn build_to<P: EgdbBoard>(
     std::fs::rename(&part, out)
         .with_context(|| format!("renaming {} to {}", part.display(), out.display()))?;
     for slice in &slices {
+        remove_full(&part, slice);
+    }
+    for slice in &slices {
         if let Some(table) = coded[slice.id()].take() {
             db.tables[slice.id()] = Some(table);
         }
     }
     db.clear_cache();
     Ok(Built::Complete(db))
+}
+
+/// Where a slice held in full is kept on disk while a slice still to build needs it:
+/// `OUT.part.full-NAME` (`NAME` the slice's counts, as `1401` for a man and four kings
+/// against a king).
+pub(crate) fn full_path(part: &Path, slice: &Slice) -> PathBuf {
+    let mut name = part.as_os_str().to_owned();
+    name.push(format!(".full-{}", slice.name()));
+    PathBuf::from(name)
+}
+
+const FULL_MAGIC: &[u8] = b"tammi slice in full v1\n";
+
+/// The bytes of `slice` held in full: two bits a position, both sides to move.
+fn full_bytes(geo: &Geometry, slice: &Slice) -> usize {
+    (geo.size(slice) as usize).div_ceil(4)
+}
+
+/// Keep `full` (the values of `slice` held in full) at `path`: written under another
+/// name and renamed when whole, with the slice's counts, its length and a checksum, so a
+/// copy cut short or damaged is never read. Only a saving of time: a copy that cannot be
+/// written is left out, and the slice is made again from the file at the next resume.
+fn keep_full(path: &Path, slice: &Slice, full: &[u8]) {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let head = full_head(slice, full.len());
+    let sum = super::compress::checksum(&[&head, full]);
+    let written = File::create(&tmp).and_then(|f| {
+        let mut w = std::io::BufWriter::new(f);
+        w.write_all(&head)?;
+        w.write_all(full)?;
+        w.write_all(&sum.to_le_bytes())?;
+        w.into_inner().map_err(|e| e.into_error())?.sync_data()
+    });
+    if written.and_then(|()| std::fs::rename(&tmp, path)).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+fn full_head(slice: &Slice, len: usize) -> Vec<u8> {
+    let mut head = FULL_MAGIC.to_vec();
+    head.extend_from_slice(&[slice.men[0], slice.kings[0], slice.men[1], slice.kings[1]]);
+    head.extend_from_slice(&(len as u64).to_le_bytes());
+    head
+}
+
+/// The values of `slice` kept at `path` by [`keep_full`], if they are there, whole, of
+/// this slice and `len` bytes long, and their checksum holds.
+fn read_full(path: &Path, slice: &Slice, len: usize) -> Option<Vec<u8>> {
+    let head = full_head(slice, len);
+    let mut f = File::open(path).ok()?;
+    if f.metadata().ok()?.len() != (head.len() + len + 8) as u64 {
+        return None;
+    }
+    let mut got = vec![0u8; head.len()];
+    f.read_exact(&mut got).ok()?;
+    let mut full = vec![0u8; len];
+    f.read_exact(&mut full).ok()?;
+    let mut sum = [0u8; 8];
+    f.read_exact(&mut sum).ok()?;
+    (got == head && u64::from_le_bytes(sum) == super::compress::checksum(&[&head, &full]))
+        .then_some(full)
+}
+
+/// The copy of `slice` kept beside `part`, no longer needed.
+fn remove_full(part: &Path, slice: &Slice) {
+    let _ = std::fs::remove_file(full_path(part, slice));
 }
 
 /// `OUT.part` (see [`partial_path`]) opened to read what an earlier run left and to go
@@ -438,8 +537,54 @@ mod tests {
             let (r, resumed, _) = run(Some(4));
             assert!(matches!(r, Built::Stopped { .. }), "{variant}");
             assert!(resumed >= 2, "{variant}: {resumed}");
-            // An interruption in the middle of writing a section: half a section more.
+            // The slices still needed are kept in full beside the file, as the file
+            // would make them again; a damaged copy is not read but made again.
             let part = partial_path(&parts);
+            let kept: Vec<Slice> = all_slices(3)
+                .into_iter()
+                .filter(|s| full_path(&part, s).exists())
+                .collect();
+            assert!(!kept.is_empty(), "{variant}");
+            let mut db = Database::empty(variant, 3);
+            let (tables, _) = read_finished(
+                &mut File::open(&part).unwrap(),
+                &part,
+                &db,
+                &header_bytes(variant, 3),
+                &all_slices(3),
+            )
+            .unwrap();
+            for (s, t) in all_slices(3).iter().zip(tables) {
+                db.tables[s.id()] = Some(t);
+            }
+            let compared: Vec<Slice> = crate::with_egdb_board!(variant, P => {
+                let geo = Geometry::of::<P>();
+                let white: Vec<Option<Vec<u8>>> = (0..Slice::ID_LIMIT)
+                    .map(|id| {
+                        let s = all_slices(3).into_iter().find(|s| s.id() == id)?;
+                        let t = db.tables[id].as_ref()?;
+                        Some(packed_white_values(t, geo.size(&s) as usize / 2))
+                    })
+                    .collect();
+                let stored = |s: &Slice| white[s.id()].is_some();
+                let whole: Vec<Slice> = kept
+                    .iter()
+                    .filter(|s| stored(s) && stored(&geo.flipped_slice(s)))
+                    .copied()
+                    .collect();
+                for s in &whole {
+                    let full = read_full(&full_path(&part, s), s, full_bytes(&geo, s));
+                    assert_eq!(full, Some(expand::<P>(&db, &white, s)), "{variant} {s:?}");
+                }
+                whole
+            });
+            assert!(!compared.is_empty(), "{variant}");
+            let damaged = full_path(&part, &compared[0]);
+            let mut bytes_kept = std::fs::read(&damaged).unwrap();
+            let at = bytes_kept.len() / 2;
+            bytes_kept[at] ^= 0x10;
+            std::fs::write(&damaged, &bytes_kept).unwrap();
+            // An interruption in the middle of writing a section: half a section more.
             let mut cut = std::fs::read(&part).unwrap();
             let n = cut.len();
             cut.extend_from_slice(&bytes[n..n + (bytes.len() - n) / 2]);
@@ -452,6 +597,10 @@ mod tests {
                 "{variant}: the same bytes"
             );
             assert!(!part.exists());
+            assert!(
+                all_slices(3).iter().all(|s| !full_path(&part, s).exists()),
+                "{variant}: the copies kept in full are removed at the end"
+            );
             Database::load(&parts).unwrap();
         }
         // A .part of another database is refused, not overwritten.
