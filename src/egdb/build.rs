@@ -294,73 +294,109 @@ fn solve_block<P: EgdbBoard>(
     options.clear();
     options.resize(len, 0);
     settled.clear();
-    for l in 0..len {
-        let sq = geo
-            .decode(slice, (start + l) as u64)
-            .expect("the men of a block stand apart");
-        let pos: P = geo.position(&sq);
-        pos.generate(moves);
-        let kings = pos.kings();
-        let mut within = 0u8;
-        let mut escape = false;
-        let mut win = false;
-        for m in moves.iter() {
-            let value = if m.is_capture() || m.promote {
-                db.probe_squares(&geo.squares(&pos.play(m)))
-                    .expect("slices are built in order")
-            } else if kings.has(m.from as u32) {
-                within += 1;
-                continue;
-            } else {
-                // A man's step: to a block solved before this one.
-                let next = geo.index_with(radices, &geo.squares(&pos.play(m)));
-                match state[next as usize].load(Relaxed) {
-                    WIN => Wld::Win,
-                    LOSS => Wld::Loss,
-                    _ => Wld::Draw,
+    // The block's men, from its first index (the kings there on their first places).
+    // Its positions are then the kings' placings, in the index's order: White's kings'
+    // digit, Black's, the side to move (see `Geometry::index_with`); only the kings'
+    // digits are decoded and encoded here, the men's digits are the block's.
+    let first = geo
+        .decode(slice, start as u64)
+        .expect("the men of a block stand apart");
+    let (white_men, black_men) = (first.white & !first.kings, first.black & !first.kings);
+    let men = white_men | black_men;
+    let [white_kings, black_kings] = [slice.kings[0] as usize, slice.kings[1] as usize];
+    let squares = |wk: u64, bk: u64, l: usize| Squares {
+        white: white_men | wk,
+        black: black_men | bk,
+        kings: wk | bk,
+        side: if l & 1 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        },
+    };
+    let at = |l: usize| {
+        let k = (l >> 1) as u64;
+        let wk = geo.kings_of_rank(men, white_kings, k / radices[3]);
+        let bk = geo.kings_of_rank(men | wk, black_kings, k % radices[3]);
+        squares(wk, bk, l)
+    };
+    let local = |p: &Squares| {
+        let (wk, bk) = geo.king_ranks(men, p.white & p.kings, p.black & p.kings);
+        (((wk * radices[3] + bk) << 1) | (p.side == Color::Black) as u64) as usize
+    };
+    let mut l = 0;
+    for rank_wk in 0..radices[2] {
+        let wk = geo.kings_of_rank(men, white_kings, rank_wk);
+        for rank_bk in 0..radices[3] {
+            let bk = geo.kings_of_rank(men | wk, black_kings, rank_bk);
+            for _side in 0..2 {
+                let sq = squares(wk, bk, l);
+                debug_assert_eq!(geo.index_with(radices, &sq) as usize, start + l);
+                let pos: P = geo.position(&sq);
+                pos.generate(moves);
+                let kings = pos.kings();
+                let mut within = 0u8;
+                let mut escape = false;
+                let mut win = false;
+                for m in moves.iter() {
+                    let value = if m.is_capture() || m.promote {
+                        db.probe_squares(&geo.squares(&pos.play(m)))
+                            .expect("slices are built in order")
+                    } else if kings.has(m.from as u32) {
+                        within += 1;
+                        continue;
+                    } else {
+                        // A man's step: to a block solved before this one.
+                        let next = geo.index_with(radices, &geo.squares(&pos.play(m)));
+                        match state[next as usize].load(Relaxed) {
+                            WIN => Wld::Win,
+                            LOSS => Wld::Loss,
+                            _ => Wld::Draw,
+                        }
+                    };
+                    match value {
+                        Wld::Loss => win = true,
+                        Wld::Win => {}
+                        Wld::Draw => escape = true,
+                    }
                 }
-            };
-            match value {
-                Wld::Loss => win = true,
-                Wld::Win => {}
-                Wld::Draw => escape = true,
+                let value = first_state(win, within, escape);
+                if value != UNKNOWN {
+                    state[start + l].store(value, Relaxed);
+                    settled.push(l as u32);
+                }
+                options[l] = within | if escape { ESCAPE } else { 0 };
+                l += 1;
             }
         }
-        let value = first_state(win, within, escape);
-        if value != UNKNOWN {
-            state[start + l].store(value, Relaxed);
-            settled.push(l as u32);
-        }
-        options[l] = within | if escape { ESCAPE } else { 0 };
     }
+    debug_assert_eq!(l, len);
     // The kings' moves, taken back within the block.
     while let Some(l) = settled.pop() {
-        let i = start + l as usize;
-        let sq = geo
-            .decode(slice, i as u64)
-            .expect("a settled index is valid");
-        let lost = state[i].load(Relaxed) == LOSS;
+        let sq = at(l as usize);
+        let lost = state[start + l as usize].load(Relaxed) == LOSS;
         for_each_unmove::<P>(geo, &sq, true, |p, pos| {
-            let j = geo.index_with(radices, &p) as usize;
-            debug_assert!(
-                (start..start + len).contains(&j),
+            let j = local(&p);
+            debug_assert_eq!(
+                geo.index_with(radices, &p) as usize,
+                start + j,
                 "a king's move stays in its block"
             );
-            if state[j].load(Relaxed) != UNKNOWN || pos.has_capture() {
+            if state[start + j].load(Relaxed) != UNKNOWN || pos.has_capture() {
                 return;
             }
             let settled_now = if lost {
                 WIN
             } else {
-                let o = &mut options[j - start];
+                let o = &mut options[j];
                 *o -= 1;
                 if *o != 0 {
                     return;
                 }
                 LOSS
             };
-            state[j].store(settled_now, Relaxed);
-            settled.push((j - start) as u32);
+            state[start + j].store(settled_now, Relaxed);
+            settled.push(j as u32);
         });
     }
 }

@@ -486,15 +486,29 @@ impl Geometry {
         let rank_men = |mask: u64, c: Color| {
             colex(mask, |sq| self.man_place[c as usize][sq as usize] as usize)
         };
-        let men = wm | bm;
         let rank_bm = rank_men(bm, Color::Black);
         let rank_wm = rank_men(wm, Color::White);
-        // A king's place among the squares still empty when it is set down.
+        let (rank_wk, rank_bk) = self.king_ranks(wm | bm, wk, bk);
+        ((((rank_bm * r[1] + rank_wm) * r[2] + rank_wk) * r[3] + rank_bk) << 1)
+            | (s.side == Color::Black) as u64
+    }
+
+    /// The kings' digits of [`index_with`](Self::index_with): White's kings `wk` and
+    /// Black's `bk` beside the men `men`. Each king's place is its place among the
+    /// squares still empty when it is set down, the men first, then White's kings.
+    #[inline]
+    pub fn king_ranks(&self, men: u64, wk: u64, bk: u64) -> (u64, u64) {
         let rank_wk = colex(wk, |sq| (!men & ((1u64 << sq) - 1)).count_ones() as usize);
         let taken = men | wk;
         let rank_bk = colex(bk, |sq| (!taken & ((1u64 << sq) - 1)).count_ones() as usize);
-        ((((rank_bm * r[1] + rank_wm) * r[2] + rank_wk) * r[3] + rank_bk) << 1)
-            | (s.side == Color::Black) as u64
+        (rank_wk, rank_bk)
+    }
+
+    /// The squares of `k` kings whose digit is `rank`, set down on the squares not in
+    /// `taken` (the inverse of [`king_ranks`](Self::king_ranks) for one colour).
+    #[inline]
+    pub fn kings_of_rank(&self, taken: u64, k: usize, rank: u64) -> u64 {
+        nth_empty_squares(taken, uncolex(rank, k, self.squares))
     }
 
     /// The squares of `k` men of colour `c` whose index digit is `rank` (see
@@ -523,14 +537,13 @@ impl Geometry {
         i /= r[2];
         let rank_wm = i % r[1];
         let rank_bm = i / r[1];
-        let n = self.squares;
         let bm = self.men_of_rank(Color::Black, slice.men[1] as usize, rank_bm);
         let wm = self.men_of_rank(Color::White, slice.men[0] as usize, rank_wm);
         if bm & wm != 0 {
             return None;
         }
-        let wk = nth_empty_squares(bm | wm, uncolex(rank_wk, slice.kings[0] as usize, n));
-        let bk = nth_empty_squares(bm | wm | wk, uncolex(rank_bk, slice.kings[1] as usize, n));
+        let wk = self.kings_of_rank(bm | wm, slice.kings[0] as usize, rank_wk);
+        let bk = self.kings_of_rank(bm | wm | wk, slice.kings[1] as usize, rank_bk);
         Some(Squares {
             white: wm | wk,
             black: bm | bk,
