@@ -100,6 +100,53 @@ fn games_writes_quiet_positions_with_results() {
 }
 
 #[test]
+fn games_cut_short_go_on_to_the_same_file() {
+    let args = |out: &str, extra: &[&str]| {
+        let mut v = vec![
+            "tune", "games", "--games", "5", "--nodes", "300", "--seed", "9", "--out",
+        ];
+        v.push(out);
+        v.extend_from_slice(extra);
+        v.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let run = |a: Vec<String>| {
+        let a: Vec<&str> = a.iter().map(|s| s.as_str()).collect();
+        let o = tammi(&a);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    let whole = temp("whole.txt");
+    run(args(whole.to_str().unwrap(), &[]));
+    let cut = temp("cut.txt");
+    let c = cut.to_str().unwrap();
+    let part = PathBuf::from(format!("{c}.part"));
+    let done = PathBuf::from(format!("{c}.part.done"));
+    let err = run(args(c, &["--stop-after", "2"]));
+    assert!(err.contains("stopped after 2 of 5"), "{err}");
+    assert!(!cut.exists() && part.exists() && done.exists());
+    // What a crash leaves: half a game more after what the record counts.
+    let mut bytes = std::fs::read(&part).unwrap();
+    bytes.extend_from_slice(b"W:W21,22:B1 0");
+    std::fs::write(&part, &bytes).unwrap();
+    let err = run(args(c, &["--stop-after", "1"]));
+    assert!(
+        err.contains("resuming") && err.contains("2 of 5 games done"),
+        "{err}"
+    );
+    let err = run(args(c, &[]));
+    assert!(err.contains("3 of 5 games done"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&cut).unwrap(),
+        std::fs::read_to_string(&whole).unwrap()
+    );
+    assert!(!part.exists() && !done.exists());
+    // Other flags do not go on from it: they start afresh.
+    run(args(c, &["--stop-after", "1"]));
+    let err = run(args(c, &["--max-plies", "200"]));
+    assert!(!err.contains("resuming"), "{err}");
+}
+
+#[test]
 fn games_and_labels_can_be_played_by_the_network() {
     // The same games by the pattern tables and by the english network: the header says
     // which played, and the moves differ (the network's scores are its own).

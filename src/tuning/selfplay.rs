@@ -35,9 +35,10 @@ Output: '# ...' header lines, then one line per quiet position (neither side has
 capture) after the random plies: the position as a PDN FEN and the game's result from
 White's view (1, 0.5 or 0), e.g. 'B:W18,21-32:B1-12,14 0.5'. Game i uses the seed
 (--seed, i), and lines are written in game order, so the file depends only on the flags.
-The games go to OUT.part, renamed to OUT when the last one is in: OUT is always whole,
-and a run cut short is run again. Progress (games, positions, games per second) goes to
-standard error.";
+The games go to OUT.part, renamed to OUT when the last one is in: OUT is always whole.
+A run cut short (Ctrl-C, a crash, a session's end) goes on from the games in OUT.part
+when run again with the same flags (OUT.part.done counts them). Progress (games,
+positions, games per second) goes to standard error.";
 
 #[derive(Args, Debug)]
 #[command(after_help = GAMES_HELP)]
@@ -77,6 +78,61 @@ pub struct GamesArgs {
     pub weights: Option<PathBuf>,
     #[command(flatten)]
     pub evaluation: crate::tuning::label::EvalArgs,
+    /// Stop after writing this many games in this run (to test resumption).
+    #[arg(long, hide = true)]
+    pub stop_after: Option<usize>,
+}
+
+/// What OUT.part holds of a run cut short: games and positions written, White's losses,
+/// draws and wins, and the bytes of OUT.part they end at.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Done {
+    games: usize,
+    positions: usize,
+    score: [usize; 3],
+    bytes: u64,
+}
+
+impl Done {
+    fn path(part: &std::path::Path) -> PathBuf {
+        PathBuf::from(format!("{}.done", part.display()))
+    }
+
+    /// Recorded after each game written (under another name, then renamed: the record
+    /// is always whole, and never ahead of OUT.part, which is flushed first).
+    fn record(&self, part: &std::path::Path) -> std::io::Result<()> {
+        let path = Done::path(part);
+        let tmp = PathBuf::from(format!("{}.tmp", path.display()));
+        let [l, d, w] = self.score;
+        std::fs::write(
+            &tmp,
+            format!(
+                "{} {} {l} {d} {w} {}\n",
+                self.games, self.positions, self.bytes
+            ),
+        )?;
+        std::fs::rename(&tmp, &path)
+    }
+
+    /// The record beside `part`, if there is one that `part` (starting with `header`)
+    /// bears out.
+    fn read(part: &std::path::Path, header: &str) -> Option<Done> {
+        let text = std::fs::read_to_string(Done::path(part)).ok()?;
+        let n: Vec<u64> = text
+            .split_whitespace()
+            .map(|x| x.parse().ok())
+            .collect::<Option<_>>()?;
+        let [games, positions, l, d, w, bytes] = n[..] else {
+            return None;
+        };
+        let head = std::fs::read(part).ok()?;
+        (head.len() as u64 >= bytes && head.starts_with(header.as_bytes())).then_some(Done {
+            games: games as usize,
+            positions: positions as usize,
+            score: [l as usize, d as usize, w as usize],
+            bytes,
+        })
+    }
 }
 
 /// splitmix64: a seed per game from (seed, game).
@@ -155,15 +211,11 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
         vec![("start".to_string(), Vec::new())]
     };
     // Written to OUT.part and renamed when every game is in: a file under its final name
-    // is always whole, so a shard cut short (a crash, a session's end) is simply played
-    // again, and merging shards never picks up half of one.
+    // is always whole, and merging shards never picks up half of one. A shard cut short
+    // (a crash, a session's end) goes on from the games OUT.part.done says are there.
     let part = std::path::PathBuf::from(format!("{}.part", a.out.display()));
-    let file = std::fs::File::create(&part)
-        .with_context(|| format!("cannot create {}", part.display()))?;
-    let mut out = BufWriter::new(file);
-    writeln!(
-        out,
-        "# tammi tune games: variant {}, {} games, {budget} per move, {} random plies, seed {}, max {} plies, weights {}, eval {}",
+    let header = format!(
+        "# tammi tune games: variant {}, {} games, {budget} per move, {} random plies, seed {}, max {} plies, weights {}, eval {}\n",
         a.variant,
         a.games,
         a.random_plies,
@@ -173,23 +225,59 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
             .as_ref()
             .map_or("built-in".to_string(), |p| p.display().to_string()),
         a.evaluation.describe()
-    )?;
+    );
+    let resumed = Done::read(&part, &header);
+    let out = match resumed {
+        Some(done) => {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&part)
+                .and_then(|f| f.set_len(done.bytes).map(|()| f))
+                .with_context(|| format!("cannot go on writing {}", part.display()))?;
+            let mut out = BufWriter::new(file);
+            use std::io::Seek;
+            out.seek(std::io::SeekFrom::Start(done.bytes))?;
+            eprintln!(
+                "resuming {}: {} of {} games done",
+                part.display(),
+                done.games,
+                a.games
+            );
+            out
+        }
+        None => {
+            let file = std::fs::File::create(&part)
+                .with_context(|| format!("cannot create {}", part.display()))?;
+            let mut out = BufWriter::new(file);
+            out.write_all(header.as_bytes())?;
+            out
+        }
+    };
+    let from = resumed.unwrap_or(Done {
+        bytes: header.len() as u64,
+        ..Done::default()
+    });
+    let stop_at = a
+        .stop_after
+        .map_or(a.games, |n| (from.games + n).min(a.games));
 
-    let next = AtomicUsize::new(0);
+    let next = AtomicUsize::new(from.games);
     // Finished games waiting to be written in order, the next index to write, totals.
     struct Shared<W> {
         pending: BTreeMap<usize, GameData>,
         written: usize,
         positions: usize,
         score: [usize; 3],
+        bytes: u64,
         out: W,
         error: Option<std::io::Error>,
     }
     let shared = Mutex::new(Shared {
         pending: BTreeMap::new(),
-        written: 0,
-        positions: 0,
-        score: [0; 3],
+        written: from.games,
+        positions: from.positions,
+        score: from.score,
+        bytes: from.bytes,
         out,
         error: None,
     });
@@ -208,7 +296,7 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
             s.written,
             a.games,
             s.positions,
-            s.written as f64 / secs,
+            (s.written - from.games) as f64 / secs,
             secs,
             if done || !tty { "\n" } else { "" }
         );
@@ -231,7 +319,7 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
                 };
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= a.games || failure.lock().unwrap().is_some() {
+                    if i >= stop_at || failure.lock().unwrap().is_some() {
                         return;
                     }
                     let mut rng = Rng(mix(a.seed ^ mix(i as u64)));
@@ -264,9 +352,20 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
                         s.positions += g.fens.len();
                         s.written += 1;
                         for f in &g.fens {
-                            if let Err(e) = writeln!(s.out, "{f} {result}") {
+                            let line = format!("{f} {result}\n");
+                            s.bytes += line.len() as u64;
+                            if let Err(e) = s.out.write_all(line.as_bytes()) {
                                 s.error.get_or_insert(e);
                             }
+                        }
+                        let record = Done {
+                            games: s.written,
+                            positions: s.positions,
+                            score: s.score,
+                            bytes: s.bytes,
+                        };
+                        if let Err(e) = s.out.flush().and_then(|()| record.record(&part)) {
+                            s.error.get_or_insert(e);
                         }
                     }
                 }
@@ -276,7 +375,7 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
         loop {
             std::thread::sleep(std::time::Duration::from_millis(100));
             let s = shared.lock().unwrap();
-            if s.written >= a.games || failure.lock().unwrap().is_some() {
+            if s.written >= stop_at || failure.lock().unwrap().is_some() {
                 break;
             }
             if last_report.elapsed().as_secs_f64() >= 2.0 {
@@ -290,6 +389,18 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
     }
     let mut s = shared.into_inner().unwrap();
     progress(&s, true);
+    if s.written < a.games {
+        if let Some(e) = s.error.take() {
+            return Err(e).with_context(|| format!("writing {}", part.display()));
+        }
+        eprintln!(
+            "{}: stopped after {} of {} games (--stop-after); run again to go on",
+            part.display(),
+            s.written,
+            a.games
+        );
+        return Ok(0);
+    }
     let [losses, draws, wins] = s.score;
     let line = format!(
         "# games {} positions {} white +{wins} ={draws} -{losses}",
@@ -305,6 +416,7 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
     drop(s);
     std::fs::rename(&part, &a.out)
         .with_context(|| format!("cannot rename {} to {}", part.display(), a.out.display()))?;
+    let _ = std::fs::remove_file(Done::path(&part));
     eprintln!("{}: {}", a.out.display(), &line[2..]);
     Ok(0)
 }
