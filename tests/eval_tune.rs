@@ -687,3 +687,142 @@ fn frisian_games_keep_the_king_move_count() {
         "{text}"
     );
 }
+
+#[test]
+fn games_end_where_the_database_knows_the_result_and_labels_take_its_value() {
+    // An english database of up to 4 pieces, and a russian one for the wrong variant.
+    let db = temp("english4.egdb");
+    let russian = temp("russian3.egdb");
+    for (variant, pieces, file) in [("english", "4", &db), ("russian", "3", &russian)] {
+        let o = tammi(&[
+            "egdb",
+            "build",
+            "--variant",
+            variant,
+            "--pieces",
+            pieces,
+            "--out",
+            file.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let database = tammi::egdb::Database::load(&db).unwrap();
+    let out = temp("db-games.txt");
+    let o = tammi(&[
+        "tune",
+        "games",
+        "--games",
+        "6",
+        "--nodes",
+        "300",
+        "--seed",
+        "3",
+        "--egdb",
+        db.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.lines().next().unwrap().contains("egdb "), "{text}");
+    // A position the database holds ends its game: it is the game's last line, and the
+    // game's result is its value.
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    let mut known = 0;
+    for (n, line) in lines.iter().enumerate() {
+        let (fen, result) = line.split_once(' ').unwrap();
+        let pos: Position<English> = parse_position(fen).unwrap();
+        let Some(value) = database.probe(&pos) else {
+            continue;
+        };
+        known += 1;
+        let white_wins = match value {
+            tammi::egdb::Wld::Win => pos.side() == tammi::rules::Color::White,
+            tammi::egdb::Wld::Loss => pos.side() == tammi::rules::Color::Black,
+            tammi::egdb::Wld::Draw => {
+                assert_eq!(result, "0.5", "{line}");
+                continue;
+            }
+        };
+        assert_eq!(result, if white_wins { "1" } else { "0" }, "{line}");
+        // The next line, if any, is another game's: more pieces than the database's.
+        if let Some(next) = lines.get(n + 1) {
+            let p: Position<English> = parse_position(next.split(' ').next().unwrap()).unwrap();
+            assert!((p.white() | p.black()).count() > 4, "{next} after {line}");
+        }
+    }
+    assert!(known > 0, "no game reached the database:\n{text}");
+
+    // Labels with the database: its positions get its exact value.
+    let labelled = temp("db-games.lab");
+    let o = tammi(&[
+        "tune",
+        "label",
+        "--data",
+        out.to_str().unwrap(),
+        "--nodes",
+        "300",
+        "--egdb",
+        db.to_str().unwrap(),
+        "--out",
+        labelled.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&labelled).unwrap();
+    assert!(text.lines().next().unwrap().contains("egdb "), "{text}");
+    let mut checked = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let parts: Vec<&str> = line.split(' ').collect();
+        let pos: Position<English> = parse_position(parts[0]).unwrap();
+        let Some(value) = database.probe(&pos) else {
+            continue;
+        };
+        let own = match value {
+            tammi::egdb::Wld::Win => 3000,
+            tammi::egdb::Wld::Draw => 0,
+            tammi::egdb::Wld::Loss => -3000,
+        };
+        let white = if pos.side() == tammi::rules::Color::White {
+            own
+        } else {
+            -own
+        };
+        assert_eq!(parts[2], white.to_string(), "{line}");
+        checked += 1;
+    }
+    assert_eq!(checked, known);
+
+    // A database of another variant, a directory without the variant's, a missing file.
+    let r = russian.to_str().unwrap();
+    fails_naming(
+        &["tune", "games", "--egdb", r, "--out", "x"],
+        &["russian3.egdb", "russian", "not of english"],
+    );
+    let empty = temp("only-russian");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::copy(&russian, empty.join("r.egdb")).unwrap();
+    fails_naming(
+        &[
+            "tune",
+            "label",
+            "--data",
+            out.to_str().unwrap(),
+            "--egdb",
+            empty.to_str().unwrap(),
+            "--out",
+            "y",
+        ],
+        &["only-russian", "no english endgame database"],
+    );
+    fails_naming(
+        &[
+            "tune",
+            "games",
+            "--egdb",
+            "/nonexistent/e.egdb",
+            "--out",
+            "x",
+        ],
+        &["/nonexistent/e.egdb"],
+    );
+}

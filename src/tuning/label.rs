@@ -34,6 +34,10 @@ budget given (--nodes), from White's view in centi-men; a game end or a database
 is written as +-3000. Each position is searched with a fresh hash table, so the file
 depends only on the input, --nodes and the build (not on --threads).
 
+With --egdb the searches probe the endgame database (a file, or a directory holding the
+variant's): a position it holds gets its exact value (+-3000, or 0 for a draw), and the
+searches of larger ones see its results as they reach it.
+
 The output is written to OUT.part and renamed to OUT when whole; an interrupted run is
 resumed from OUT.part (its lines must be the first positions of the input). Progress goes
 to standard error. Give the file to 'tune fit --lambda'.";
@@ -61,6 +65,9 @@ pub struct LabelArgs {
     pub weights: Option<PathBuf>,
     #[command(flatten)]
     pub evaluation: EvalArgs,
+    /// Search with this endgame database (a file, or a directory holding the variant's).
+    #[arg(long)]
+    pub egdb: Option<PathBuf>,
 }
 
 /// The evaluation the tuning commands play or search with (the Hub's `eval` and
@@ -101,6 +108,34 @@ pub fn use_weights(variant: Variant, path: Option<&Path>, eval: &EvalArgs) -> Re
     }
     crate::eval::select_eval(variant, eval.eval).map_err(|e| anyhow::anyhow!("--eval: {e}"))?;
     Ok(())
+}
+
+/// The `--egdb` of the tuning commands: the database file that `path` names for `variant`
+/// (itself, or the variant's file in a directory), read and checked. The engines load it
+/// from the returned path.
+pub fn tuning_egdb(
+    variant: Variant,
+    path: Option<&Path>,
+) -> Result<Option<(PathBuf, crate::egdb::Database)>> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let Some(file) = crate::egdb::locate(path, variant)? else {
+        bail!(
+            "--egdb {}: the directory holds no {variant} endgame database",
+            path.display()
+        );
+    };
+    let db =
+        crate::egdb::Database::load(&file).with_context(|| format!("--egdb {}", path.display()))?;
+    if db.variant() != variant {
+        bail!(
+            "--egdb {}: a database of {}, not of {variant}",
+            file.display(),
+            db.variant()
+        );
+    }
+    Ok(Some((file, db)))
 }
 
 /// The most nodes a label may cost (a million positions at this budget is days).
@@ -209,6 +244,7 @@ pub fn run_label(a: &LabelArgs) -> Result<i32> {
         );
     }
     use_weights(a.variant, a.weights.as_deref(), &a.evaluation)?;
+    let egdb = tuning_egdb(a.variant, a.egdb.as_deref())?;
     let (comments, input) = read_input(&a.data)?;
     let part = PathBuf::from(format!("{}.part", a.out.display()));
     let from = resume_point(&part, &input)?;
@@ -239,13 +275,15 @@ pub fn run_label(a: &LabelArgs) -> Result<i32> {
     if from == 0 {
         writeln!(
             out,
-            "# tammi tune label: variant {}, {} nodes a position, weights {}, eval {}, from {}",
+            "# tammi tune label: variant {}, {} nodes a position, weights {}, eval {}{}, from {}",
             a.variant,
             a.nodes,
             a.weights
                 .as_ref()
                 .map_or("built-in".to_string(), |p| p.display().to_string()),
             a.evaluation.describe(),
+            egdb.as_ref()
+                .map_or(String::new(), |(f, _)| format!(", egdb {}", f.display())),
             a.data.display()
         )?;
         for c in comments.iter().filter(|c| !is_footer(c)) {
@@ -258,6 +296,7 @@ pub fn run_label(a: &LabelArgs) -> Result<i32> {
     let options = EngineOptions {
         threads: 1,
         hash_mb: 1,
+        egdb: egdb.map(|(file, _)| file),
         ..EngineOptions::default()
     };
     let mut engines = (0..a.threads)

@@ -16,6 +16,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use crate::cli::rules_tools::parse_variant;
+use crate::egdb::{Database, Wld};
 use crate::matches::openings::english_ballots;
 use crate::notation::{format_hub_move, parse_move, parse_position, write_fen};
 use crate::rules::{Board, Color, Game, Notation, Outcome, Variant};
@@ -29,7 +30,10 @@ Games start from the english ACF three-move ballots (other variants: the start p
 then --random-plies uniformly random legal moves, then the engine plays both sides with
 a fixed budget per move (--nodes, or --depth) and a fresh hash table per game. Games end
 by the rules: no legal move, threefold repetition, the variant's draw counters, or
---max-plies (a draw).
+--max-plies (a draw). With --egdb the engine searches with the endgame database (a
+file, or a directory holding the variant's), and a game ends at the first position the
+database holds, with its value as the result: the result is then what perfect play
+gives, and no time goes on playing out endings already known.
 
 Output: '# ...' header lines, then one line per quiet position (neither side has a
 capture) after the random plies: the position as a PDN FEN and the game's result from
@@ -78,6 +82,9 @@ pub struct GamesArgs {
     pub weights: Option<PathBuf>,
     #[command(flatten)]
     pub evaluation: crate::tuning::label::EvalArgs,
+    /// Play with this endgame database and end each game where it knows the result.
+    #[arg(long)]
+    pub egdb: Option<PathBuf>,
     /// Stop after writing this many games in this run (to test resumption).
     #[arg(long, hide = true)]
     pub stop_after: Option<usize>,
@@ -194,6 +201,7 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
         );
     }
     crate::tuning::label::use_weights(a.variant, a.weights.as_deref(), &a.evaluation)?;
+    let egdb = crate::tuning::label::tuning_egdb(a.variant, a.egdb.as_deref())?;
     let limits = match (a.nodes, a.depth) {
         (_, Some(d)) => Limits::depth(d),
         (n, None) => Limits::nodes(n.unwrap_or(4000)),
@@ -215,7 +223,7 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
     // (a crash, a session's end) goes on from the games OUT.part.done says are there.
     let part = std::path::PathBuf::from(format!("{}.part", a.out.display()));
     let header = format!(
-        "# tammi tune games: variant {}, {} games, {budget} per move, {} random plies, seed {}, max {} plies, weights {}, eval {}\n",
+        "# tammi tune games: variant {}, {} games, {budget} per move, {} random plies, seed {}, max {} plies, weights {}, eval {}{}\n",
         a.variant,
         a.games,
         a.random_plies,
@@ -224,7 +232,10 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
         a.weights
             .as_ref()
             .map_or("built-in".to_string(), |p| p.display().to_string()),
-        a.evaluation.describe()
+        a.evaluation.describe(),
+        // Named only when given: the headers of earlier runs stay the same, and resume.
+        egdb.as_ref()
+            .map_or(String::new(), |(f, _)| format!(", egdb {}", f.display()))
     );
     let resumed = Done::read(&part, &header);
     let out = match resumed {
@@ -308,6 +319,7 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
                 let options = EngineOptions {
                     threads: 1,
                     hash_mb: a.hash,
+                    egdb: egdb.as_ref().map(|(file, _)| file.clone()),
                     ..EngineOptions::default()
                 };
                 let mut engine = match Engine::new(options) {
@@ -325,7 +337,8 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
                     let mut rng = Rng(mix(a.seed ^ mix(i as u64)));
                     let (start_fen, moves) = &openings[rng.below(openings.len())];
                     let game = with_board!(a.variant, P => play_game::<P>(
-                        &mut engine, &limits, start_fen, moves, &mut rng, a
+                        &mut engine, &limits, start_fen, moves, &mut rng, a,
+                        egdb.as_ref().map(|(_, db)| db)
                     ));
                     let game = match game {
                         Ok(g) => g,
@@ -421,6 +434,16 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
     Ok(0)
 }
 
+/// A database value for the side to move as White's result.
+fn white_result(value: Wld, side: Color) -> f64 {
+    let won = match value {
+        Wld::Win => 1.0,
+        Wld::Draw => 0.5,
+        Wld::Loss => 0.0,
+    };
+    if side == Color::White { won } else { 1.0 - won }
+}
+
 /// Whether the side to move in `pos` has a capture.
 fn has_capture<P: Board>(pos: &P, list: &mut Vec<crate::rules::Move<P::B>>) -> bool {
     pos.generate(list);
@@ -434,6 +457,7 @@ fn play_game<P: Board>(
     opening: &[String],
     rng: &mut Rng,
     a: &GamesArgs,
+    egdb: Option<&Database>,
 ) -> Result<GameData, String> {
     let start: P = parse_position(start_fen).map_err(|e| e.to_string())?;
     let mut game = Game::new(start);
@@ -463,6 +487,11 @@ fn play_game<P: Board>(
         } else {
             if !legal[0].is_capture() && !has_capture(&pos.pass(), &mut scratch) {
                 fens.push(write_fen(&pos, Notation::Numeric));
+            }
+            // The database knows the rest of the game (its value ignores the draw
+            // counters, as the search's probes do).
+            if let Some(value) = egdb.and_then(|db| db.probe(&pos)) {
+                break white_result(value, pos.side());
             }
             engine.set_position(P::VARIANT, &anchor, &since)?;
             let done = engine.think(limits.clone(), |_| {});
