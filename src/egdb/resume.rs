@@ -191,6 +191,40 @@ fn build_to<P: EgdbBoard>(
         let m = mirror(&slices[k]);
         m != slices[k] && slices[..k].contains(&m)
     };
+    // What every slice still to build needs at least (its own build, and the slices it
+    // reaches held in full meanwhile) is known now: a build that cannot fit --memory is
+    // refused before any work, not hours in at its largest slice. (The check before each
+    // slice below also counts the stored forms held, known only as they are made.)
+    let budget = options.memory_mb as u64 * 1_000_000;
+    for (k, slice) in slices.iter().enumerate().skip(finished) {
+        let held: u64 = slices[..k]
+            .iter()
+            .filter(|s| needed_after(k, s))
+            .map(|s| full_bytes(&geo, s) as u64)
+            .sum();
+        let need = held + build_bytes(geo.size(slice));
+        if need > budget {
+            if finished == 0 {
+                // Only the header was written: leave nothing behind.
+                let _ = std::fs::remove_file(&part);
+            }
+            bail!(
+                "slice {} needs about {} MB ({} MB to build it, {} MB for the slices it \
+                 reaches, held in full), more than --memory {} MB; give more memory or fewer \
+                 --pieces (nothing was built{})",
+                slice.name(),
+                need.div_ceil(1_000_000),
+                build_bytes(geo.size(slice)).div_ceil(1_000_000),
+                held / 1_000_000,
+                options.memory_mb,
+                if finished > 0 {
+                    format!("; the slices done are kept in {}", part.display())
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
     // Back in memory in full (both sides to move), for the slices still to build: from
     // the copies kept on disk, or made again from the file.
     for s in &slices[..finished] {
@@ -237,7 +271,6 @@ fn build_to<P: EgdbBoard>(
     }
     drop(white);
 
-    let budget = options.memory_mb as u64 * 1_000_000;
     let to_build: u64 = (finished..slices.len())
         .filter(|&k| !made_from_mirror(k))
         .map(|k| geo.size(&slices[k]))
@@ -673,6 +706,21 @@ mod tests {
             .to_string();
         assert!(
             err.contains("needs about") && err.contains("--memory 0 MB"),
+            "{err}"
+        );
+        // Enough for the small slices but not for the largest: refused before any.
+        let mut built = 0;
+        let five = BuildOptions {
+            memory_mb: 5,
+            max_slices: None,
+        };
+        let err = Database::build_to(Variant::English, 5, &small, &five, |_| built += 1)
+            .err()
+            .unwrap()
+            .to_string();
+        assert_eq!(built, 0, "{err}");
+        assert!(
+            err.contains("nothing was built") && err.contains("--memory 5 MB"),
             "{err}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
