@@ -122,6 +122,14 @@ fn the_command_line_builds_and_probes() {
     assert_eq!(code, 0, "{err}");
     assert!(stdout.contains("up to 3 pieces"), "{stdout}");
     assert!(err.contains("slice"), "progress on stderr: {err}");
+    // What the build takes is said before it starts.
+    assert!(
+        err.lines()
+            .next()
+            .is_some_and(|l| l.starts_with("english up to 3 pieces: 16 slices")
+                && l.contains("needs at least")),
+        "{err}"
+    );
     let db = out.to_str().unwrap();
     let probe = |fen: &str| tammi(&["egdb", "probe", "--db", db, "--fen", fen]);
     assert_eq!(probe("W:WK18,K19:BK1").1.trim(), "win for white (to move)");
@@ -141,7 +149,7 @@ fn the_command_line_builds_and_probes() {
     );
     let (code, _, err) = tammi(&["egdb", "build", "--pieces", "9", "--out", db]);
     assert_eq!(code, 2);
-    assert!(err.contains("2 to 6 pieces"), "{err}");
+    assert!(err.contains("2 to 7 pieces"), "{err}");
     let (code, stdout, err) = tammi(&["egdb", "info", "--db", db]);
     assert_eq!(code, 0, "{err}");
     assert!(

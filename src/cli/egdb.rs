@@ -16,7 +16,7 @@ use crate::rules::{Board, Color, Variant};
 #[command(after_help = "\
 The database holds the exact result (win, loss or draw for the side to move) of every
 position of --variant (english by default; every variant but frisian, frysk, canadian,
-losing and breakthrough) with 2 to --pieces pieces (at most 6). For english on a 2-core
+losing and breakthrough) with 2 to --pieces pieces (at most 7). For english on a 2-core
 machine 4 pieces take 0.2 MB and seconds to build, 5 pieces 1.9 MB and a few minutes, 6
 pieces 50 MB and about 28 minutes (1.1 GB of memory while building); russian and
 brazilian 6 pieces 68 MB each and about 45 minutes of CPU; international 5 pieces about
@@ -45,8 +45,9 @@ pub enum EgdbCommand {
         /// The variant (english, italian, russian, brazilian, international, turkish, ...).
         #[arg(long, short, default_value = "english", value_parser = crate::cli::rules_tools::parse_variant)]
         variant: Variant,
-        /// Largest number of pieces (2 to 6; english 6 takes about 25 minutes and 1.1 GB
-        /// of memory on 2 cores).
+        /// Largest number of pieces (2 to 7; english 6 takes about 25 minutes and 1.1 GB
+        /// of memory on 2 cores). The build first says how many positions and how much
+        /// memory it needs.
         #[arg(long, default_value_t = 4)]
         pieces: usize,
         /// Output file. Checked before the build starts (its directory must exist and be
@@ -181,6 +182,18 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
                 memory_mb: *memory as usize,
                 max_slices: *max_slices,
             };
+            let plan = Database::plan(*variant, *pieces)?;
+            eprintln!(
+                "{variant} up to {pieces} pieces: {} slices, {} index entries a side to move \
+                 (the largest slice {}, {} with both sides); needs at least {} MB of memory (slice {}), \
+                 --memory {memory} MB",
+                plan.slices,
+                plan.positions,
+                plan.largest.0,
+                plan.largest.1,
+                plan.memory.0.div_ceil(1_000_000),
+                plan.memory.1
+            );
             let start = Instant::now();
             let built = Database::build_to(*variant, *pieces, out, &options, |p| {
                 let s = p.slice;

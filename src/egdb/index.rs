@@ -32,7 +32,7 @@ pub type Pos = Position<English>;
 /// The most playable squares a database board may have (square masks are `u64`).
 pub const MAX_SQUARES: usize = 64;
 /// The largest piece count a slice is indexed for.
-pub const MAX_PIECES: usize = 6;
+pub const MAX_PIECES: usize = 7;
 
 /// `BINOM[n][k]` = n choose k, for n ≤ 64 and k ≤ MAX_PIECES.
 const BINOM: [[u64; MAX_PIECES + 1]; MAX_SQUARES + 1] = {
@@ -144,7 +144,7 @@ impl Slice {
         (self.men[c as usize] + self.kings[c as usize]) as usize
     }
 
-    /// A dense number for tables of slices (every count below 7).
+    /// A dense number for tables of slices (every count at most [`MAX_PIECES`]).
     pub fn id(&self) -> usize {
         let d = MAX_PIECES + 1;
         ((self.men[0] as usize * d + self.kings[0] as usize) * d + self.men[1] as usize) * d

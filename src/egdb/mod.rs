@@ -344,7 +344,7 @@ impl Database {
         self.tables.iter().flatten().map(Table::bytes).sum()
     }
 
-    /// Build every slice of 2 to `max_pieces` pieces (at most 6) of `variant`, calling
+    /// Build every slice of 2 to `max_pieces` pieces (at most 7) of `variant`, calling
     /// `progress` after each with (slice, slices done, slices in all).
     pub fn build(
         variant: Variant,

@@ -70,6 +70,76 @@ fn build_bytes(size: u64) -> u64 {
     size * 2 + size / 8
 }
 
+/// The slice with the colours exchanged (its Black-to-move values are this one's
+/// White-to-move values, the board turned).
+fn mirror(s: &Slice) -> Slice {
+    Slice {
+        men: [s.men[1], s.men[0]],
+        kings: [s.kings[1], s.kings[0]],
+    }
+}
+
+/// Whether slice `t`, done, is held in full (both sides to move, two bits each) while
+/// slice `k` of `slices` (the build order) is built: while a slice still to build reaches
+/// it, or is its mirror, to be made from it. Otherwise it is held in its stored form.
+/// This is what bounds the memory of the largest builds: the 10x10 six-piece slices hold
+/// 46 billion positions a side, and each reaches only the few slices a capture or a
+/// crowning leads to.
+fn held_in_full(slices: &[Slice], k: usize, t: &Slice) -> bool {
+    slices[k..].iter().any(|s| s.reaches(t) || mirror(s) == *t)
+}
+
+/// What a build of a database will take, known before it starts.
+pub struct Plan {
+    pub slices: usize,
+    /// Positions with White to move (as many with Black to move).
+    pub positions: u64,
+    /// The largest slice's name and positions (both sides to move).
+    pub largest: (String, u64),
+    /// The least memory the build needs, in bytes, and the slice that needs it (its own
+    /// build, and the slices it reaches held in full); the stored forms come on top.
+    pub memory: (u64, String),
+}
+
+impl Database {
+    /// The [`Plan`] of a build of `variant` with 2 to `max_pieces` pieces.
+    pub fn plan(variant: Variant, max_pieces: usize) -> Result<Plan> {
+        check_request(variant, max_pieces)?;
+        let geo = crate::with_egdb_board!(variant, P => Geometry::of::<P>());
+        let slices = all_slices(max_pieces);
+        let largest = slices
+            .iter()
+            .max_by_key(|s| geo.size(s))
+            .expect("a database has slices");
+        let (need, at) = memory_floor(&geo, &slices, 0)
+            .max_by_key(|(need, _)| *need)
+            .expect("a database has slices");
+        Ok(Plan {
+            slices: slices.len(),
+            positions: slices.iter().map(|s| geo.size(s) / 2).sum(),
+            largest: (largest.name(), geo.size(largest)),
+            memory: (need, slices[at].name()),
+        })
+    }
+}
+
+/// For each slice from `from` on: the least memory its build needs (in bytes: its own
+/// build and the slices held in full meanwhile), and its place in `slices`.
+fn memory_floor<'a>(
+    geo: &'a Geometry,
+    slices: &'a [Slice],
+    from: usize,
+) -> impl Iterator<Item = (u64, usize)> + 'a {
+    (from..slices.len()).map(move |k| {
+        let held: u64 = slices[..k]
+            .iter()
+            .filter(|s| held_in_full(slices, k, s))
+            .map(|s| full_bytes(geo, s) as u64)
+            .sum();
+        (held + build_bytes(geo.size(&slices[k])), k)
+    })
+}
+
 /// The outcome of [`Database::build_to`].
 pub enum Built {
     /// Every slice is in `OUT`, and here.
@@ -129,10 +199,6 @@ fn build_to<P: EgdbBoard>(
     }
     // A stored slice is of use when its mirror (the colours exchanged) is stored too:
     // its Black-to-move values are the mirror's White-to-move ones.
-    let mirror = |s: &Slice| Slice {
-        men: [s.men[1], s.men[0]],
-        kings: [s.kings[1], s.kings[0]],
-    };
     // The slices of use: a prefix of those stored, each with its mirror among them or
     // its values kept in full beside the file (a slice is kept so until its mirror is
     // made; without this, a run stopped between a slice and its mirror, an hour or more
@@ -174,14 +240,7 @@ fn build_to<P: EgdbBoard>(
             .with_context(|| format!("writing {}", part.display()))?;
         file.seek(SeekFrom::Start(end))?;
     }
-    // A slice done is held in full (both sides to move, two bits each) only while a
-    // slice still to build reaches it; otherwise in its stored form. This is what bounds
-    // the memory of the largest builds: the 10x10 six-piece slices hold 46 billion
-    // positions a side, and each reaches only the few slices a capture or a crowning
-    // leads to.
-    // A slice is also held in full until its mirror is made from it (see below).
-    let needed_after =
-        |k: usize, t: &Slice| slices[k..].iter().any(|s| s.reaches(t) || mirror(s) == *t);
+    let needed_after = |k: usize, t: &Slice| held_in_full(&slices, k, t);
     // A slice whose mirror (the colours exchanged) was built before it is not solved
     // again: solving the mirror gave the values of both sides to move, and those of this
     // slice are the mirror's, the colours exchanged and the board turned round. Only the
@@ -191,18 +250,15 @@ fn build_to<P: EgdbBoard>(
         let m = mirror(&slices[k]);
         m != slices[k] && slices[..k].contains(&m)
     };
-    // What every slice still to build needs at least (its own build, and the slices it
+    // What each slice still to build needs at least (its own build, and the slices it
     // reaches held in full meanwhile) is known now: a build that cannot fit --memory is
     // refused before any work, not hours in at its largest slice. (The check before each
     // slice below also counts the stored forms held, known only as they are made.)
     let budget = options.memory_mb as u64 * 1_000_000;
-    for (k, slice) in slices.iter().enumerate().skip(finished) {
-        let held: u64 = slices[..k]
-            .iter()
-            .filter(|s| needed_after(k, s))
-            .map(|s| full_bytes(&geo, s) as u64)
-            .sum();
-        let need = held + build_bytes(geo.size(slice));
+    // The slice that needs the most is named: what --memory must be.
+    if let Some((need, k)) = memory_floor(&geo, &slices, finished).max_by_key(|(need, _)| *need) {
+        let slice = &slices[k];
+        let held = need - build_bytes(geo.size(slice));
         if need > budget {
             if finished == 0 {
                 // Only the header was written: leave nothing behind.
@@ -211,16 +267,19 @@ fn build_to<P: EgdbBoard>(
             bail!(
                 "slice {} needs about {} MB ({} MB to build it, {} MB for the slices it \
                  reaches, held in full), more than --memory {} MB; give more memory or fewer \
-                 --pieces (nothing was built{})",
+                 --pieces ({})",
                 slice.name(),
                 need.div_ceil(1_000_000),
                 build_bytes(geo.size(slice)).div_ceil(1_000_000),
                 held / 1_000_000,
                 options.memory_mb,
                 if finished > 0 {
-                    format!("; the slices done are kept in {}", part.display())
+                    format!(
+                        "nothing more was built; the slices done are kept in {}",
+                        part.display()
+                    )
                 } else {
-                    String::new()
+                    "nothing was built".to_string()
                 }
             );
         }
