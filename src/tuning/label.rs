@@ -111,12 +111,12 @@ pub fn use_weights(variant: Variant, path: Option<&Path>, eval: &EvalArgs) -> Re
 }
 
 /// The `--egdb` of the tuning commands: the database file that `path` names for `variant`
-/// (itself, or the variant's file in a directory), read and checked. The engines load it
-/// from the returned path.
+/// (itself, or the variant's file in a directory), its header read and checked; its
+/// tables are read by whoever probes it (the engines load it from the returned path).
 pub fn tuning_egdb(
     variant: Variant,
     path: Option<&Path>,
-) -> Result<Option<(PathBuf, crate::egdb::Database)>> {
+) -> Result<Option<(PathBuf, crate::egdb::Unread)>> {
     let Some(path) = path else {
         return Ok(None);
     };
@@ -127,7 +127,7 @@ pub fn tuning_egdb(
         );
     };
     let db =
-        crate::egdb::Database::load(&file).with_context(|| format!("--egdb {}", path.display()))?;
+        crate::egdb::Database::open(&file).with_context(|| format!("--egdb {}", path.display()))?;
     if db.variant() != variant {
         bail!(
             "--egdb {}: a database of {}, not of {variant}",

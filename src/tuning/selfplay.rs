@@ -201,7 +201,10 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
         );
     }
     crate::tuning::label::use_weights(a.variant, a.weights.as_deref(), &a.evaluation)?;
-    let egdb = crate::tuning::label::tuning_egdb(a.variant, a.egdb.as_deref())?;
+    // Read here too: the games end where it knows the result.
+    let egdb = crate::tuning::label::tuning_egdb(a.variant, a.egdb.as_deref())?
+        .map(|(file, unread)| unread.read().map(|db| (file, db)))
+        .transpose()?;
     let limits = match (a.nodes, a.depth) {
         (_, Some(d)) => Limits::depth(d),
         (n, None) => Limits::nodes(n.unwrap_or(4000)),
