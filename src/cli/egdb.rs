@@ -20,7 +20,9 @@ losing and breakthrough) with 2 to --pieces pieces (at most 7). For english on a
 machine 4 pieces take 0.2 MB and seconds to build, 5 pieces 1.9 MB and a few minutes, 6
 pieces 50 MB and about 28 minutes (1.1 GB of memory while building); russian and
 brazilian 6 pieces 68 MB each and about 45 minutes of CPU; international 5 pieces about
-70 MB and 20 minutes (1.2 GB). Give the file to the engine with
+70 MB and 20 minutes (1.2 GB), 6 pieces 1.05 GB and several hours of resumed runs (14.2 GB
+of memory); english 7 pieces need at least 12.6 GB. Every build first says what it will
+take. Give the file to the engine with
 `tammi analyze --egdb FILE` or the Hub option `egdb` (`tammi match --engine-option
 1:egdb=FILE`); the search then scores such positions exactly. `tammi egdb verify` checks
 random positions of a file against their successors (a sound file has none wrong).
@@ -45,9 +47,8 @@ pub enum EgdbCommand {
         /// The variant (english, italian, russian, brazilian, international, turkish, ...).
         #[arg(long, short, default_value = "english", value_parser = crate::cli::rules_tools::parse_variant)]
         variant: Variant,
-        /// Largest number of pieces (2 to 7; english 6 takes about 25 minutes and 1.1 GB
-        /// of memory on 2 cores). The build first says how many positions and how much
-        /// memory it needs.
+        /// Largest number of pieces (2 to 7; what each takes: `tammi egdb --help`). The build first
+        /// says how many positions and how much memory it needs.
         #[arg(long, default_value_t = 4)]
         pieces: usize,
         /// Output file. Checked before the build starts (its directory must exist and be
