@@ -111,6 +111,22 @@ fn net_fit_trains_on_self_play_and_writes_a_network() {
         "{}",
         stderr(&o)
     );
+    for decay in ["0", "1.5", "nan"] {
+        let o = tammi(&[
+            "tune",
+            "net-fit",
+            "--data",
+            games.to_str().unwrap(),
+            "--out",
+            bad.to_str().unwrap(),
+            &format!("--lr-decay={decay}"),
+        ]);
+        assert!(
+            !o.status.success() && stderr(&o).contains("--lr-decay must be in (0, 1]"),
+            "{}",
+            stderr(&o)
+        );
+    }
     let junk = temp("junk.txt");
     std::fs::write(&junk, "W:W21:B1 2\n").unwrap();
     let o = tammi(&[
