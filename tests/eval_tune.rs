@@ -161,8 +161,9 @@ fn games_and_labels_can_be_played_by_the_network() {
         assert!(o.status.success(), "{}", stderr(&o));
         std::fs::read_to_string(&out).unwrap()
     };
-    let patterns = play("by-patterns.txt", &[]);
-    let network = play("by-network.txt", &["--eval", "network"]);
+    // English plays with its network unless told otherwise.
+    let patterns = play("by-patterns.txt", &["--eval", "patterns"]);
+    let network = play("by-network.txt", &[]);
     assert!(patterns.lines().next().unwrap().ends_with("eval patterns"));
     assert!(network.lines().next().unwrap().ends_with("eval network"));
     fn body(t: &str) -> Vec<&str> {
@@ -204,8 +205,17 @@ fn games_and_labels_can_be_played_by_the_network() {
 
     // A network file without the network, a variant without one, a file not there.
     fails_naming(
-        &["tune", "games", "--network", net, "--out", "x"],
-        &["needs --eval network"],
+        &[
+            "tune",
+            "games",
+            "--eval",
+            "patterns",
+            "--network",
+            net,
+            "--out",
+            "x",
+        ],
+        &["needs the network evaluation, but --eval is patterns"],
     );
     fails_naming(
         &[

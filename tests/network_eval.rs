@@ -34,6 +34,7 @@ fn search_all(engine: &mut Engine, depth: u32) -> Vec<(u64, Option<Score>)> {
 #[test]
 fn search_accumulators_equal_from_scratch_and_network_is_used() {
     let mut engine = Engine::new(EngineOptions::default()).unwrap();
+    select_eval(Variant::English, EvalKind::Patterns).unwrap();
     let patterns = search_all(&mut engine, 9);
     // A random network: every weight matters, so any accumulator slip shows. Every
     // evaluation of the searches below is checked against the from-scratch one.
@@ -53,7 +54,11 @@ fn search_accumulators_equal_from_scratch_and_network_is_used() {
 }
 
 #[test]
-fn only_english_has_a_network() {
+fn only_english_has_a_network_and_plays_with_it_by_default() {
+    assert_eq!(EvalKind::default_for(Variant::English), EvalKind::Network);
+    for v in [Variant::International, Variant::Russian, Variant::Italian] {
+        assert_eq!(EvalKind::default_for(v), EvalKind::Patterns, "{v}");
+    }
     let e = select_eval(Variant::International, EvalKind::Network).unwrap_err();
     assert!(e.contains("no network"), "{e}");
     assert!("neural".parse::<EvalKind>().is_err());
@@ -110,7 +115,13 @@ fn hub_eval_and_network_parameters() {
     assert_eq!(set(&mut hub, "variant", "english"), None);
     // Quiet, White a man up (Black's man on 1 gone), White to move.
     let fen = "W:W21,22,23,24,25,26,27,28,29,30,31,32:B2,3,4,5,6,7,8,9,10,11,12";
+    // English plays with its built-in network unless told otherwise.
+    let built_in = score(&mut hub, fen);
+    assert_eq!(set(&mut hub, "eval", "patterns"), None);
     let patterns = score(&mut hub, fen);
+    assert_ne!(built_in, patterns);
+    assert_eq!(set(&mut hub, "eval", "network"), None);
+    assert_eq!(score(&mut hub, fen), built_in);
     assert_eq!(set(&mut hub, "network", material.to_str().unwrap()), None);
     assert_eq!(set(&mut hub, "eval", "network"), None);
     let net = score(&mut hub, fen);

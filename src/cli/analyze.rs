@@ -86,9 +86,10 @@ pub struct BenchArgs {
     /// Only the positions of this variant (the signature is for all of them).
     #[arg(long, value_parser = crate::cli::rules_tools::parse_variant)]
     pub variant: Option<crate::rules::Variant>,
-    /// The evaluation of --variant: patterns (the default) or network (english).
-    #[arg(long, requires = "variant", default_value = "patterns")]
-    pub eval: crate::eval::EvalKind,
+    /// The evaluation of --variant: patterns or network (english) [default: the
+    /// variant's network where it has one, else patterns].
+    #[arg(long, requires = "variant")]
+    pub eval: Option<crate::eval::EvalKind>,
 }
 
 fn seconds(flag: &str, s: f64) -> Result<Duration> {
@@ -279,8 +280,8 @@ pub fn run_bench(a: &BenchArgs) -> Result<i32> {
         return run_tactics(file, seconds("time", a.time.unwrap_or(1.0))?, a.threads);
     }
     options(a.threads, 16, 1, None)?;
-    if let Some(v) = a.variant {
-        crate::eval::select_eval(v, a.eval).map_err(anyhow::Error::msg)?;
+    if let (Some(v), Some(kind)) = (a.variant, a.eval) {
+        crate::eval::select_eval(v, kind).map_err(anyhow::Error::msg)?;
     }
     let t = Instant::now();
     let lines = bench::run_positions(a.depth, a.threads, a.variant, |l| {

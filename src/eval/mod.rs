@@ -140,13 +140,26 @@ impl<P: Evaluate> Clone for Evaluator<P> {
     }
 }
 
-/// Which evaluation a variant plays with: the pattern tables (the default) or the
-/// network (english only, see [`network`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// Which evaluation a variant plays with: the pattern tables or the network (english
+/// only, see [`network`]). A variant plays with its network when it has one
+/// ([`EvalKind::default_for`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EvalKind {
-    #[default]
     Patterns,
     Network,
+}
+
+impl EvalKind {
+    /// What `variant` plays with unless told otherwise: its built-in network where it
+    /// has one (english: the network outscored the pattern tables at equal time, see
+    /// the README), else the pattern tables.
+    pub fn default_for(variant: Variant) -> EvalKind {
+        if embedded_network_text(variant).is_some() {
+            EvalKind::Network
+        } else {
+            EvalKind::Patterns
+        }
+    }
 }
 
 impl std::str::FromStr for EvalKind {
@@ -180,7 +193,8 @@ pub fn embedded_network_text(variant: Variant) -> Option<&'static str> {
     }
 }
 
-/// The evaluation selected for each variant in this process (absent: patterns).
+/// The evaluation selected for each variant in this process (absent: the variant's
+/// [`EvalKind::default_for`]).
 static SELECTED: Lazy<Mutex<HashMap<Variant, EvalKind>>> = Lazy::new(|| Mutex::new(HashMap::new()));
 /// Each variant's network, parsed on first use (or given to [`replace_network`]).
 static NETWORKS: Lazy<Mutex<HashMap<Variant, Arc<Network>>>> =
@@ -229,7 +243,7 @@ pub fn selected_eval(variant: Variant) -> EvalKind {
         .unwrap_or_else(|e| e.into_inner())
         .get(&variant)
         .copied()
-        .unwrap_or_default()
+        .unwrap_or_else(|| EvalKind::default_for(variant))
 }
 
 /// Use `net` as `variant`'s network from now on in this process (`None`: the embedded

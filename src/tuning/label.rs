@@ -74,18 +74,25 @@ pub struct LabelArgs {
 /// `network` parameters).
 #[derive(Args, Debug, Clone, Default)]
 pub struct EvalArgs {
-    /// The evaluation: patterns, or network (english).
-    #[arg(long, default_value = "patterns")]
-    pub eval: crate::eval::EvalKind,
-    /// A network file instead of the built-in network (with --eval network).
+    /// The evaluation: patterns, or network (english) [default: the variant's network
+    /// where it has one, else patterns].
+    #[arg(long)]
+    pub eval: Option<crate::eval::EvalKind>,
+    /// A network file instead of the built-in network (english's network evaluation).
     #[arg(long)]
     pub network: Option<PathBuf>,
 }
 
 impl EvalArgs {
-    /// For the files' header lines: what evaluated.
-    pub fn describe(&self) -> String {
-        match (&self.eval, &self.network) {
+    /// The evaluation these flags select for `variant`.
+    pub fn kind(&self, variant: Variant) -> crate::eval::EvalKind {
+        self.eval
+            .unwrap_or_else(|| crate::eval::EvalKind::default_for(variant))
+    }
+
+    /// For the files' header lines: what evaluated `variant`.
+    pub fn describe(&self, variant: Variant) -> String {
+        match (self.kind(variant), &self.network) {
             (crate::eval::EvalKind::Network, Some(p)) => format!("network {}", p.display()),
             (kind, _) => kind.to_string(),
         }
@@ -99,14 +106,18 @@ pub fn use_weights(variant: Variant, path: Option<&Path>, eval: &EvalArgs) -> Re
         let w = crate::eval::weights::read_file(p, variant).map_err(|e| anyhow::anyhow!(e))?;
         crate::eval::replace_weights(variant, Some(w)).map_err(|e| anyhow::anyhow!(e))?;
     }
+    let kind = eval.kind(variant);
     if let Some(p) = &eval.network {
-        if eval.eval != crate::eval::EvalKind::Network {
-            bail!("--network {} needs --eval network", p.display());
+        if kind != crate::eval::EvalKind::Network {
+            bail!(
+                "--network {} needs the network evaluation, but --eval is {kind}",
+                p.display()
+            );
         }
         let net = crate::eval::network::read_file(p).map_err(|e| anyhow::anyhow!(e))?;
         crate::eval::replace_network(variant, Some(net)).map_err(|e| anyhow::anyhow!(e))?;
     }
-    crate::eval::select_eval(variant, eval.eval).map_err(|e| anyhow::anyhow!("--eval: {e}"))?;
+    crate::eval::select_eval(variant, kind).map_err(|e| anyhow::anyhow!("--eval: {e}"))?;
     Ok(())
 }
 
@@ -281,7 +292,7 @@ pub fn run_label(a: &LabelArgs) -> Result<i32> {
             a.weights
                 .as_ref()
                 .map_or("built-in".to_string(), |p| p.display().to_string()),
-            a.evaluation.describe(),
+            a.evaluation.describe(a.variant),
             egdb.as_ref()
                 .map_or(String::new(), |(f, _)| format!(", egdb {}", f.display())),
             a.data.display()

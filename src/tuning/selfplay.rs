@@ -235,7 +235,7 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
         a.weights
             .as_ref()
             .map_or("built-in".to_string(), |p| p.display().to_string()),
-        a.evaluation.describe(),
+        a.evaluation.describe(a.variant),
         // Named only when given: the headers of earlier runs stay the same, and resume.
         egdb.as_ref()
             .map_or(String::new(), |(f, _)| format!(", egdb {}", f.display()))
