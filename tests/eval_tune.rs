@@ -223,6 +223,19 @@ fn games_and_labels_can_be_played_by_the_network() {
             "games",
             "--variant",
             "international",
+            "--network",
+            net,
+            "--out",
+            "x",
+        ],
+        &["32-square boards", "international"],
+    );
+    fails_naming(
+        &[
+            "tune",
+            "games",
+            "--variant",
+            "international",
             "--eval",
             "network",
             "--out",

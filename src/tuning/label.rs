@@ -78,16 +78,21 @@ pub struct EvalArgs {
     /// where it has one, else patterns].
     #[arg(long)]
     pub eval: Option<crate::eval::EvalKind>,
-    /// A network file instead of the built-in network (english's network evaluation).
+    /// Play with this network file instead of the built-in network (implies --eval
+    /// network).
     #[arg(long)]
     pub network: Option<PathBuf>,
 }
 
 impl EvalArgs {
-    /// The evaluation these flags select for `variant`.
+    /// The evaluation these flags select for `variant` (a network file asks for the
+    /// network).
     pub fn kind(&self, variant: Variant) -> crate::eval::EvalKind {
-        self.eval
-            .unwrap_or_else(|| crate::eval::EvalKind::default_for(variant))
+        match (self.eval, &self.network) {
+            (Some(kind), _) => kind,
+            (None, Some(_)) => crate::eval::EvalKind::Network,
+            (None, None) => crate::eval::EvalKind::default_for(variant),
+        }
     }
 
     /// For the files' header lines: what evaluated `variant`.
@@ -108,9 +113,9 @@ pub fn use_weights(variant: Variant, path: Option<&Path>, eval: &EvalArgs) -> Re
     }
     let kind = eval.kind(variant);
     if let Some(p) = &eval.network {
-        if kind != crate::eval::EvalKind::Network {
+        if kind == crate::eval::EvalKind::Patterns {
             bail!(
-                "--network {} needs the network evaluation, but --eval is {kind}",
+                "--network {} needs the network evaluation, but --eval is patterns",
                 p.display()
             );
         }
