@@ -48,6 +48,11 @@ fn search_accumulators_equal_from_scratch_and_network_is_used() {
         net, patterns,
         "the network plays differently from the patterns"
     );
+    // Four output buckets (the first the same as the one-bucket network's): the
+    // accumulators are checked the same way, and the other buckets change the play.
+    replace_network(Variant::English, Some(Network::random_buckets(5, 4))).unwrap();
+    let bucketed = search_all(&mut engine, 9);
+    assert_ne!(bucketed, net, "the buckets are used");
     // Back to the patterns: the same searches as before.
     select_eval(Variant::English, EvalKind::Patterns).unwrap();
     assert_eq!(search_all(&mut engine, 9), patterns);

@@ -38,8 +38,8 @@ fn net_fit_trains_on_self_play_and_writes_a_network() {
         games.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let fit = |out: &PathBuf| {
-        tammi(&[
+    let fit_with = |out: &PathBuf, extra: &[&str]| {
+        let mut args = vec![
             "tune",
             "net-fit",
             "--data",
@@ -52,8 +52,11 @@ fn net_fit_trains_on_self_play_and_writes_a_network() {
             "64",
             "--seed",
             "4",
-        ])
+        ];
+        args.extend_from_slice(extra);
+        tammi(&args)
     };
+    let fit = |out: &PathBuf| fit_with(out, &[]);
     let (a, b) = (temp("a.txt"), temp("b.txt"));
     let o = fit(&a);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -68,8 +71,22 @@ fn net_fit_trains_on_self_play_and_writes_a_network() {
         "{:?}",
         net.header
     );
+    assert_eq!(net.buckets(), 1);
     assert!(fit(&b).status.success());
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    // Four buckets: a version 2 file of four, saying so in its header, reproducible.
+    let (c, d) = (temp("c.txt"), temp("d.txt"));
+    let o = fit_with(&c, &["--buckets", "4"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let net4 = tammi::eval::network::read_file(&c).unwrap();
+    assert_eq!(net4.buckets(), 4);
+    assert!(
+        net4.header.iter().any(|h| h.contains("buckets 4")),
+        "{:?}",
+        net4.header
+    );
+    assert!(fit_with(&d, &["--buckets", "4"]).status.success());
+    assert_eq!(std::fs::read(&c).unwrap(), std::fs::read(&d).unwrap());
     // The trained file plays through the Hub parameters, with no error.
     use std::io::Write;
     let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
@@ -111,6 +128,25 @@ fn net_fit_trains_on_self_play_and_writes_a_network() {
         "{}",
         stderr(&o)
     );
+    for buckets in ["0", "9"] {
+        let o = tammi(&[
+            "tune",
+            "net-fit",
+            "--data",
+            games.to_str().unwrap(),
+            "--out",
+            bad.to_str().unwrap(),
+            "--buckets",
+            buckets,
+        ]);
+        assert!(
+            !o.status.success()
+                && stderr(&o)
+                    .contains(&format!("--buckets must be between 1 and 8, got {buckets}")),
+            "{}",
+            stderr(&o)
+        );
+    }
     for decay in ["0", "1.5", "nan"] {
         let o = tammi(&[
             "tune",

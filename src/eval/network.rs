@@ -9,6 +9,13 @@
 //! date), clipped ReLU, the side to move's half then the other's into [`L2`] units (`i8`
 //! weights, `i32` sums), clipped ReLU, one output.
 //!
+//! Phase buckets: the second and third layers exist once per *bucket* (1 to
+//! [`MAX_BUCKETS`], the file says how many), the bucket chosen by the number of pieces on
+//! the board ([`bucket`]); the accumulator is shared. An opening and an ending weigh the
+//! same first-layer features differently, and the small output layers are where that
+//! difference costs least to learn (the accumulator, the expensive part to update, stays
+//! one). With one bucket the network is the plain one above.
+//!
 //! Integer scaling (the float network the trainer fits maps onto it exactly, up to
 //! rounding): first-layer weights and biases are `round(w · QA)` (QA = 127, so an
 //! activation of 1.0 is 127); second and third layer weights are `round(w · QB)` (QB = 64,
@@ -40,9 +47,25 @@ const QB_SHIFT: u32 = 6;
 /// The largest magnitude a float weight of the second or third layer may have (the `i8`
 /// range over QB); the trainer clips to it.
 pub const MAX_I8_WEIGHT: f32 = 127.0 / QB as f32;
-/// The format's first word and version.
+/// The most output buckets a network may have.
+pub const MAX_BUCKETS: usize = 8;
+/// The format's first word; version 1 is the one-bucket network (no `buckets` in the
+/// shape), version 2 one with several buckets.
 const MAGIC: &str = "tammi-network";
-const VERSION: u32 = 1;
+
+/// The output bucket of a position with `pieces` pieces (1..=24) among `buckets`: the
+/// piece counts cut into `buckets` equal spans (fewest pieces first). The one definition
+/// of the bucket, shared by the evaluation and the trainer.
+#[inline(always)]
+pub fn bucket(pieces: u32, buckets: usize) -> usize {
+    (pieces.saturating_sub(1) as usize * buckets / 24).min(buckets - 1)
+}
+
+/// The pieces on the board of `pos` (its bucket's input).
+#[inline(always)]
+pub fn pieces<P: Board>(pos: &P) -> u32 {
+    (pos.white() | pos.black()).count()
+}
 
 /// The first-layer sums of both perspectives (index 0: White's view, 1: Black's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,21 +82,50 @@ impl Default for Accumulator {
     }
 }
 
+/// The second and third layers of one output bucket.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputLayers {
+    /// The second layer's `i8` weights (held as `i16`, the lanes of the vector
+    /// multiply-add) by pairs of its 2·HIDDEN inputs (side to move's first), the layout of
+    /// its hot loop ([`network_simd`]); read and set with [`OutputLayers::l2_weight`] and
+    /// [`OutputLayers::set_l2_weight`].
+    l2_pairs: PairWeights,
+    pub l2_b: [i32; L2],
+    /// `i8` values held as `i32`.
+    pub l3_w: [i32; L2],
+    pub l3_b: i32,
+}
+
+impl OutputLayers {
+    fn zeroed() -> OutputLayers {
+        OutputLayers {
+            l2_pairs: [[0; 2 * L2]; HIDDEN],
+            l2_b: [0; L2],
+            l3_w: [0; L2],
+            l3_b: 0,
+        }
+    }
+
+    /// Second-layer unit `j`'s weight on input `i` (of 2·HIDDEN, the side to move's first).
+    pub fn l2_weight(&self, j: usize, i: usize) -> i16 {
+        self.l2_pairs[i / 2][2 * j + i % 2]
+    }
+
+    /// Set second-layer unit `j`'s weight on input `i`.
+    pub fn set_l2_weight(&mut self, j: usize, i: usize, w: i16) {
+        self.l2_pairs[i / 2][2 * j + i % 2] = w;
+    }
+}
+
 /// An integer network, ready to evaluate.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Network {
     /// One row of HIDDEN per input.
     pub l1_w: Box<[[i16; HIDDEN]; INPUTS]>,
     pub l1_b: [i16; HIDDEN],
-    /// The second layer's `i8` weights (held as `i16`, the lanes of the vector
-    /// multiply-add) by pairs of its 2·HIDDEN inputs (side to move's first), the layout of
-    /// its hot loop ([`network_simd`]); read and set with [`Network::l2_weight`] and
-    /// [`Network::set_l2_weight`].
-    l2_pairs: Box<PairWeights>,
-    pub l2_b: [i32; L2],
-    /// `i8` values held as `i32`.
-    pub l3_w: [i32; L2],
-    pub l3_b: i32,
+    /// The output layers of each bucket (1 to [`MAX_BUCKETS`]; see [`bucket`]), fewest
+    /// pieces first.
+    pub out: Box<[OutputLayers]>,
     /// Centi-men per logit unit of the output.
     pub cp_per_logit: i32,
     /// The file's `#` lines (how it was made).
@@ -180,9 +232,16 @@ impl Network {
         out
     }
 
-    /// The output in units of `1 / (QA · QB)` logits, for `side` to move.
+    /// The number of output buckets.
+    pub fn buckets(&self) -> usize {
+        self.out.len()
+    }
+
+    /// The output in units of `1 / (QA · QB)` logits, for `side` to move with `pieces`
+    /// pieces on the board (they choose the bucket).
     #[inline]
-    pub fn raw_output(&self, acc: &Accumulator, side: Color) -> i32 {
+    pub fn raw_output(&self, acc: &Accumulator, side: Color, pieces: u32) -> i32 {
+        let layers = &self.out[bucket(pieces, self.out.len())];
         let (us, them) = match side {
             Color::White => (&acc.v[0], &acc.v[1]),
             Color::Black => (&acc.v[1], &acc.v[0]),
@@ -195,9 +254,9 @@ impl Network {
         for (o, &x) in hi.iter_mut().zip(them) {
             *o = x.clamp(0, QA as i16);
         }
-        let mut out = self.l3_b;
-        let sums = network_simd::sums(&a, &self.l2_pairs);
-        for ((&z, &b), &w3) in sums.iter().zip(&self.l2_b).zip(&self.l3_w) {
+        let mut out = layers.l3_b;
+        let sums = network_simd::sums(&a, &layers.l2_pairs);
+        for ((&z, &b), &w3) in sums.iter().zip(&layers.l2_b).zip(&layers.l3_w) {
             // Rounded (not floored) back to activation units: no bias against the float
             // network the trainer fits.
             let h = ((z + b + (QB >> 1)) >> QB_SHIFT).clamp(0, QA);
@@ -206,29 +265,37 @@ impl Network {
         out
     }
 
-    /// The evaluation in centi-men for `side` to move.
+    /// The evaluation in centi-men of `pos`, whose accumulator is `acc`, for its side to
+    /// move.
     #[inline]
-    pub fn output(&self, acc: &Accumulator, side: Color) -> i32 {
-        let raw = self.raw_output(acc, side) as i64;
+    pub fn output<P: Board>(&self, acc: &Accumulator, pos: &P) -> i32 {
+        let raw = self.raw_output(acc, pos.side(), pieces(pos)) as i64;
         (raw * self.cp_per_logit as i64 / (QA * QB) as i64) as i32
     }
 
     /// `pos` evaluated from scratch, in centi-men for its side to move.
     pub fn evaluate<P: Board>(&self, pos: &P) -> i32 {
-        self.output(&self.refresh(pos), pos.side())
+        self.output(&self.refresh(pos), pos)
     }
 
     /// The file text of this network: the header lines, the shape line, then each
-    /// section as its name and value count followed by the values.
+    /// section as its name and value count followed by the values. One bucket writes
+    /// version 1 (the files from before buckets, unchanged); several write version 2,
+    /// whose output sections hold every bucket's values, bucket after bucket.
     pub fn to_text(&self) -> String {
         use std::fmt::Write;
         let mut s = String::new();
         for h in &self.header {
             let _ = writeln!(s, "# {h}");
         }
+        let nb = self.buckets();
+        let (version, buckets) = match nb {
+            1 => (1, String::new()),
+            _ => (2, format!(" buckets {nb}")),
+        };
         let _ = writeln!(
             s,
-            "{MAGIC} {VERSION} inputs {INPUTS} hidden {HIDDEN} l2 {L2} cp-per-logit {}",
+            "{MAGIC} {version} inputs {INPUTS} hidden {HIDDEN} l2 {L2}{buckets} cp-per-logit {}",
             self.cp_per_logit
         );
         let line = |s: &mut String, v: &mut dyn Iterator<Item = i32>| {
@@ -241,19 +308,25 @@ impl Network {
         for row in self.l1_w.iter() {
             line(&mut s, &mut row.iter().map(|&x| x as i32));
         }
-        let _ = writeln!(s, "l2.bias {L2}");
-        line(&mut s, &mut self.l2_b.iter().copied());
-        let _ = writeln!(s, "l2.weights {}", L2 * 2 * HIDDEN);
-        for j in 0..L2 {
-            line(
-                &mut s,
-                &mut (0..2 * HIDDEN).map(|i| self.l2_weight(j, i) as i32),
-            );
+        let _ = writeln!(s, "l2.bias {}", L2 * nb);
+        for o in &self.out {
+            line(&mut s, &mut o.l2_b.iter().copied());
         }
-        let _ = writeln!(s, "l3.bias 1");
-        line(&mut s, &mut std::iter::once(self.l3_b));
-        let _ = writeln!(s, "l3.weights {L2}");
-        line(&mut s, &mut self.l3_w.iter().copied());
+        let _ = writeln!(s, "l2.weights {}", L2 * 2 * HIDDEN * nb);
+        for o in &self.out {
+            for j in 0..L2 {
+                line(
+                    &mut s,
+                    &mut (0..2 * HIDDEN).map(|i| o.l2_weight(j, i) as i32),
+                );
+            }
+        }
+        let _ = writeln!(s, "l3.bias {nb}");
+        line(&mut s, &mut self.out.iter().map(|o| o.l3_b));
+        let _ = writeln!(s, "l3.weights {}", L2 * nb);
+        for o in &self.out {
+            line(&mut s, &mut o.l3_w.iter().copied());
+        }
         s
     }
 
@@ -291,19 +364,42 @@ impl Network {
             ));
         }
         let (n, version) = expect(&mut it, "the format version")?;
-        if version != VERSION.to_string() {
-            return Err(format!(
-                "line {n}: format version {version}, but this build reads version {VERSION}"
-            ));
-        }
+        let v2 = match version.as_str() {
+            "1" => false,
+            "2" => true,
+            _ => {
+                return Err(format!(
+                    "line {n}: format version {version}, but this build reads versions 1 and 2"
+                ));
+            }
+        };
         let mut cp_per_logit = None;
-        for (name, want) in [
-            ("inputs", Some(INPUTS)),
-            ("hidden", Some(HIDDEN)),
-            ("l2", Some(L2)),
-            ("cp-per-logit", None),
-        ] {
+        // Version 2 names its bucket count; version 1 has one bucket.
+        let mut buckets = 1;
+        let shape: &[(&str, Option<usize>)] = if v2 {
+            &[
+                ("inputs", Some(INPUTS)),
+                ("hidden", Some(HIDDEN)),
+                ("l2", Some(L2)),
+                ("buckets", None),
+                ("cp-per-logit", None),
+            ]
+        } else {
+            &[
+                ("inputs", Some(INPUTS)),
+                ("hidden", Some(HIDDEN)),
+                ("l2", Some(L2)),
+                ("cp-per-logit", None),
+            ]
+        };
+        for &(name, want) in shape {
             let (n, w) = expect(&mut it, &format!("'{name}'"))?;
+            if w == "buckets" && !v2 {
+                return Err(format!(
+                    "line {n}: 'buckets' in a version 1 shape (a network with buckets is \
+                     version 2)"
+                ));
+            }
             if w != name {
                 return Err(format!(
                     "line {n}: expected '{name}' in the shape, found '{w}'"
@@ -321,6 +417,14 @@ impl Network {
                     ));
                 }
                 Some(_) => {}
+                None if name == "buckets" => {
+                    if !(1..=MAX_BUCKETS).contains(&v) {
+                        return Err(format!(
+                            "line {n}: buckets must be between 1 and {MAX_BUCKETS}, got {v}"
+                        ));
+                    }
+                    buckets = v;
+                }
                 None => {
                     if !(1..=100_000).contains(&v) {
                         return Err(format!(
@@ -371,16 +475,17 @@ impl Network {
         );
         let l1_b = section("l1.bias", HIDDEN, i16r.0, i16r.1)?;
         let l1_w = section("l1.weights", INPUTS * HIDDEN, i16r.0, i16r.1)?;
-        let l2_b = section("l2.bias", L2, i32r.0, i32r.1)?;
-        let l2_w = section("l2.weights", L2 * 2 * HIDDEN, i8r.0, i8r.1)?;
-        let l3_b = section("l3.bias", 1, i32r.0, i32r.1)?;
-        let l3_w = section("l3.weights", L2, i8r.0, i8r.1)?;
+        let nb = buckets;
+        let l2_b = section("l2.bias", L2 * nb, i32r.0, i32r.1)?;
+        let l2_w = section("l2.weights", L2 * 2 * HIDDEN * nb, i8r.0, i8r.1)?;
+        let l3_b = section("l3.bias", nb, i32r.0, i32r.1)?;
+        let l3_w = section("l3.weights", L2 * nb, i8r.0, i8r.1)?;
         if let Some((n, w)) = it.next() {
             return Err(format!(
                 "line {n}: '{w}' after the last section (too many values, or a network of another shape)"
             ));
         }
-        let mut net = Network::zeroed(cp_per_logit.unwrap_or(100));
+        let mut net = Network::zeroed(cp_per_logit.unwrap_or(100), nb);
         net.header = header;
         for (d, &s) in net.l1_b.iter_mut().zip(&l1_b) {
             *d = s as i16;
@@ -390,36 +495,31 @@ impl Network {
                 *d = s as i16;
             }
         }
-        net.l2_b.copy_from_slice(&l2_b);
-        for (j, src) in l2_w.chunks_exact(2 * HIDDEN).enumerate() {
-            for (i, &s) in src.iter().enumerate() {
-                net.set_l2_weight(j, i, s as i16);
+        for (b, o) in net.out.iter_mut().enumerate() {
+            o.l2_b.copy_from_slice(&l2_b[b * L2..(b + 1) * L2]);
+            let w = &l2_w[b * L2 * 2 * HIDDEN..(b + 1) * L2 * 2 * HIDDEN];
+            for (j, src) in w.chunks_exact(2 * HIDDEN).enumerate() {
+                for (i, &s) in src.iter().enumerate() {
+                    o.set_l2_weight(j, i, s as i16);
+                }
             }
+            o.l3_b = l3_b[b];
+            o.l3_w.copy_from_slice(&l3_w[b * L2..(b + 1) * L2]);
         }
-        net.l3_b = l3_b[0];
-        net.l3_w.copy_from_slice(&l3_w);
         Ok(net)
     }
 
-    /// Second-layer unit `j`'s weight on input `i` (of 2·HIDDEN, the side to move's first).
-    pub fn l2_weight(&self, j: usize, i: usize) -> i16 {
-        self.l2_pairs[i / 2][2 * j + i % 2]
-    }
-
-    /// Set second-layer unit `j`'s weight on input `i`.
-    pub fn set_l2_weight(&mut self, j: usize, i: usize, w: i16) {
-        self.l2_pairs[i / 2][2 * j + i % 2] = w;
-    }
-
-    /// A network of zeros (evaluates everything as 0).
-    pub fn zeroed(cp_per_logit: i32) -> Network {
+    /// A network of zeros with `buckets` output buckets (1 to [`MAX_BUCKETS`]; evaluates
+    /// everything as 0).
+    pub fn zeroed(cp_per_logit: i32, buckets: usize) -> Network {
+        assert!(
+            (1..=MAX_BUCKETS).contains(&buckets),
+            "buckets must be between 1 and {MAX_BUCKETS}, got {buckets}"
+        );
         Network {
             l1_w: Box::new([[0; HIDDEN]; INPUTS]),
             l1_b: [0; HIDDEN],
-            l2_pairs: Box::new([[0; 2 * L2]; HIDDEN]),
-            l2_b: [0; L2],
-            l3_w: [0; L2],
-            l3_b: 0,
+            out: vec![OutputLayers::zeroed(); buckets].into_boxed_slice(),
             cp_per_logit,
             header: Vec::new(),
         }
@@ -430,27 +530,35 @@ impl Network {
     /// side to move's men and kings, eight the opponent's. The placeholder before a
     /// trained network, and a check of the plumbing (a man up scores about a man).
     pub fn material() -> Network {
-        let mut n = Network::zeroed(135);
+        let mut n = Network::zeroed(135, 1);
         for (k, row) in n.l1_w.iter_mut().enumerate() {
             row[k % HIDDEN] = QA as i16;
         }
+        let o = &mut n.out[0];
         for j in 0..16 {
             // Inputs 0..64 are the side to move's men and kings, 64..128 the opponent's.
             let base = if j < 8 { 0 } else { 64 };
             for k in 0..32 {
-                n.set_l2_weight(j, base + k, 4);
-                n.set_l2_weight(j, base + 32 + k, 5);
+                o.set_l2_weight(j, base + k, 4);
+                o.set_l2_weight(j, base + 32 + k, 5);
             }
         }
-        for (j, w) in n.l3_w.iter_mut().enumerate().take(16) {
+        for (j, w) in o.l3_w.iter_mut().enumerate().take(16) {
             *w = if j < 8 { 95 } else { -95 };
         }
         n.header = vec!["hand-built: material only (Network::material)".into()];
         n
     }
 
-    /// A network of random weights in the ranges a trained one uses (for tests).
+    /// A one-bucket network of random weights in the ranges a trained one uses (for
+    /// tests).
     pub fn random(seed: u64) -> Network {
+        Network::random_buckets(seed, 1)
+    }
+
+    /// A network of random weights with `buckets` output buckets (for tests; its first
+    /// bucket is [`Network::random`]'s).
+    pub fn random_buckets(seed: u64, buckets: usize) -> Network {
         let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         let mut next = move |lo: i32, hi: i32| {
             s ^= s << 13;
@@ -458,7 +566,7 @@ impl Network {
             s ^= s << 17;
             lo + (s % (hi - lo + 1) as u64) as i32
         };
-        let mut n = Network::zeroed(100);
+        let mut n = Network::zeroed(100, buckets);
         for x in n.l1_b.iter_mut() {
             *x = next(-20, 60) as i16;
         }
@@ -467,18 +575,20 @@ impl Network {
                 *x = next(-40, 40) as i16;
             }
         }
-        for j in 0..L2 {
-            for i in 0..2 * HIDDEN {
-                n.set_l2_weight(j, i, next(-127, 127) as i16);
+        for o in n.out.iter_mut() {
+            for j in 0..L2 {
+                for i in 0..2 * HIDDEN {
+                    o.set_l2_weight(j, i, next(-127, 127) as i16);
+                }
             }
+            for x in o.l2_b.iter_mut() {
+                *x = next(-4000, 4000);
+            }
+            for x in o.l3_w.iter_mut() {
+                *x = next(-127, 127);
+            }
+            o.l3_b = next(-500, 500);
         }
-        for x in n.l2_b.iter_mut() {
-            *x = next(-4000, 4000);
-        }
-        for x in n.l3_w.iter_mut() {
-            *x = next(-127, 127);
-        }
-        n.l3_b = next(-500, 500);
         n
     }
 }
@@ -549,6 +659,102 @@ mod tests {
     }
 
     #[test]
+    fn buckets_cut_the_piece_counts_evenly() {
+        // One bucket: everything in it.
+        assert!((1..=24).all(|p| bucket(p, 1) == 0));
+        // Four: 1-6, 7-12, 13-18, 19-24 pieces.
+        let four: Vec<usize> = (1..=24).map(|p| bucket(p, 4)).collect();
+        assert_eq!(four[..6], [0; 6]);
+        assert_eq!(four[6..12], [1; 6]);
+        assert_eq!(four[12..18], [2; 6]);
+        assert_eq!(four[18..], [3; 6]);
+        // Every count in range, each bucket used, never decreasing with the pieces.
+        for b in 1..=MAX_BUCKETS {
+            let all: Vec<usize> = (1..=24).map(|p| bucket(p, b)).collect();
+            assert!(all.windows(2).all(|w| w[0] <= w[1]), "{b}: {all:?}");
+            assert_eq!((all[0], all[23]), (0, b - 1), "{b}: {all:?}");
+            assert!((0..b).all(|k| all.contains(&k)), "{b}: {all:?}");
+        }
+        // Out of range stays in range.
+        assert_eq!(bucket(0, 4), 0);
+        assert_eq!(bucket(30, 4), 3);
+    }
+
+    #[test]
+    fn bucketed_network_round_trips_and_uses_its_buckets() {
+        let mut n = Network::random_buckets(9, 4);
+        n.header = vec!["four buckets".into()];
+        let text = n.to_text();
+        assert!(
+            text.contains(
+                "tammi-network 2 inputs 128 hidden 128 l2 32 buckets 4 cp-per-logit 100\n"
+            ),
+            "{}",
+            &text[..200]
+        );
+        for section in [
+            "l2.bias 128\n",
+            "l2.weights 32768\n",
+            "l3.bias 4\n",
+            "l3.weights 128\n",
+        ] {
+            assert!(text.contains(section), "{section}");
+        }
+        let back = Network::parse(&text).unwrap();
+        assert_eq!(back.buckets(), 4);
+        assert_eq!(back, n);
+        // The first bucket is the one-bucket network's, the others differ from it.
+        let one = Network::random(9);
+        assert_eq!(n.out[0], one.out[0]);
+        assert!(n.out[1..].iter().all(|o| *o != n.out[0]));
+        // The bucket follows the piece count: the same accumulator scores differently
+        // with 24 pieces (bucket 3) and with 2 (bucket 0), as the one-bucket network
+        // scores bucket 0.
+        let acc = n.refresh(&Pos::start());
+        let (full, bare) = (
+            n.raw_output(&acc, Color::White, 24),
+            n.raw_output(&acc, Color::White, 2),
+        );
+        assert_ne!(full, bare);
+        assert_eq!(bare, one.raw_output(&acc, Color::White, 2));
+        assert_eq!(bare, one.raw_output(&acc, Color::White, 24));
+    }
+
+    #[test]
+    fn shipped_version_1_file_round_trips_byte_for_byte() {
+        let text = crate::eval::embedded_network_text(crate::rules::Variant::English).unwrap();
+        assert!(text.contains("\ntammi-network 1 inputs 128 hidden 128 l2 32 cp-per-logit"));
+        let n = Network::parse(text).unwrap();
+        assert_eq!(n.buckets(), 1);
+        assert_eq!(n.to_text(), text);
+    }
+
+    #[test]
+    fn wrong_bucket_counts_are_clear_errors() {
+        let text = Network::random_buckets(4, 3).to_text();
+        let line = "l2 32 buckets 3 cp-per-logit";
+        assert!(text.contains(line));
+        for bad in ["0", "9", "-1", "x"] {
+            let e =
+                Network::parse(&text.replace(line, &format!("l2 32 buckets {bad} cp-per-logit")))
+                    .unwrap_err();
+            assert!(e.contains("buckets") && e.contains(bad), "{bad}: {e}");
+        }
+        let e = Network::parse(&text.replace(line, "l2 32 buckets 9 cp-per-logit")).unwrap_err();
+        assert!(e.contains("between 1 and 8, got 9"), "{e}");
+        // A bucket count that does not match the sections.
+        let e = Network::parse(&text.replace(line, "l2 32 buckets 4 cp-per-logit")).unwrap_err();
+        assert!(e.contains("l2.bias") && e.contains("128"), "{e}");
+        // Version 2 must name its buckets; version 1 must not.
+        let e = Network::parse(&text.replace("buckets 3 ", "")).unwrap_err();
+        assert!(e.contains("expected 'buckets'"), "{e}");
+        let e = Network::parse(&text.replace("tammi-network 2", "tammi-network 1")).unwrap_err();
+        assert!(e.contains("'buckets' in a version 1 shape"), "{e}");
+        let e = Network::parse(&text.replace("tammi-network 2", "tammi-network 3")).unwrap_err();
+        assert!(e.contains("format version 3"), "{e}");
+    }
+
+    #[test]
     fn wrong_shape_or_truncation_is_a_clear_error() {
         let text = Network::random(3).to_text();
         let e = Network::parse(&text.replace("hidden 128", "hidden 256")).unwrap_err();
@@ -572,8 +778,14 @@ mod tests {
     fn incremental_update_equals_refresh_over_random_games() {
         // Random games (captures and crownings included: english games of up to 200
         // plies), the accumulator carried move by move and compared with the one from
-        // scratch at every position, and the outputs too.
-        let net = Network::random(11);
+        // scratch at every position, and the outputs too (of a one-bucket and a
+        // four-bucket network).
+        for net in [Network::random(11), Network::random_buckets(11, 4)] {
+            update_equals_refresh(&net);
+        }
+    }
+
+    fn update_equals_refresh(net: &Network) {
         let mut rng = 0x2545_F491_4F6C_DD1Du64;
         let mut moves = Vec::new();
         let (mut checked, mut kings_seen, mut captures) = (0, false, 0);
@@ -594,7 +806,7 @@ mod tests {
                 acc = net.update(&acc, &pos, &child);
                 pos = child;
                 assert_eq!(acc, net.refresh(&pos));
-                assert_eq!(net.output(&acc, pos.side()), net.evaluate(&pos));
+                assert_eq!(net.output(&acc, &pos), net.evaluate(&pos));
                 kings_seen |= pos.kings().any();
                 checked += 1;
             }
@@ -630,12 +842,12 @@ mod tests {
     fn integer_output_follows_the_scaling() {
         // One active second-layer unit at full activation, output weight 64 (1.0): the
         // output is one logit, cp_per_logit centi-men.
-        let mut n = Network::zeroed(135);
+        let mut n = Network::zeroed(135, 1);
         n.l1_b = [QA as i16; HIDDEN];
-        n.set_l2_weight(0, 0, QB as i16); // 1.0 from the first unit of the side to move
-        n.l3_w[0] = QB;
+        n.out[0].set_l2_weight(0, 0, QB as i16); // 1.0 from the first unit of the side to move
+        n.out[0].l3_w[0] = QB;
         let pos = Pos::start();
-        assert_eq!(n.raw_output(&n.refresh(&pos), Color::White), QA * QB);
+        assert_eq!(n.raw_output(&n.refresh(&pos), Color::White, 24), QA * QB);
         assert_eq!(n.evaluate(&pos), 135);
     }
 }

@@ -573,7 +573,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
                         "accumulator at ply {ply}"
                     );
                 }
-                n.output(&self.net_acc[ply], pos.side())
+                n.output(&self.net_acc[ply], pos)
             }
             None => self.eval.evaluate(pos),
         }

@@ -7,6 +7,10 @@
 //! parts whatever the thread count, and their gradients summed in order); quantised to
 //! the integer format on output.
 //!
+//! With `--buckets B` the second and third layers are fitted once per bucket of piece
+//! counts ([`network::bucket`], the evaluation's own choice), each sample training its
+//! own bucket's and the shared first layer.
+//!
 //! A position and its colour-flipped copy have the same inputs (each side's view is its
 //! own), so the data needs no flipped copies.
 
@@ -18,7 +22,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use rayon::prelude::*;
 
-use crate::eval::network::{self, HIDDEN, INPUTS, L2, MAX_I8_WEIGHT, Network, QA, QB};
+use crate::eval::network::{self, HIDDEN, INPUTS, L2, MAX_BUCKETS, MAX_I8_WEIGHT, Network, QA, QB};
 use crate::notation::parse_position;
 use crate::rules::{Bits, Board, Color, English, Position};
 
@@ -57,6 +61,10 @@ pub struct NetFitArgs {
     /// Seed of the initial weights and of the order of the positions.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Output buckets by piece count (1 to 8): the second and third layers once per
+    /// bucket, the first layer shared (1: the plain network, a version 1 file).
+    #[arg(long, default_value_t = 1)]
+    pub buckets: usize,
 }
 
 /// One training position: the active inputs from the side to move's view and from the
@@ -93,14 +101,17 @@ impl Sample {
     }
 }
 
-// Offsets of the layers in the one parameter vector.
+// Offsets of the layers in the one parameter vector: the shared first layer, then each
+// bucket's output layers as one block of BLOCK values. W2, B2, W3 and B3 are bucket 0's
+// offsets, bucket b's lie `b · BLOCK` further (one bucket: the layout from before
+// buckets, so its runs are unchanged).
 const W1: usize = 0;
 const B1: usize = W1 + INPUTS * HIDDEN;
 const W2: usize = B1 + HIDDEN;
 const B2: usize = W2 + L2 * 2 * HIDDEN;
 const W3: usize = B2 + L2;
 const B3: usize = W3 + L2;
-const PARAMS: usize = B3 + 1;
+const BLOCK: usize = B3 + 1 - W2;
 /// First-layer weights stay within this (24 inputs at most: the accumulator fits i16).
 const MAX_W1: f32 = 4.0;
 
@@ -108,6 +119,8 @@ const MAX_W1: f32 = 4.0;
 #[derive(Clone, Debug, PartialEq)]
 pub struct FloatNet {
     pub p: Vec<f32>,
+    /// Output buckets (1 to [`MAX_BUCKETS`]).
+    pub buckets: usize,
 }
 
 struct Rng(u64);
@@ -142,31 +155,41 @@ struct Forward {
 }
 
 impl FloatNet {
-    /// Seeded small random weights; first-layer biases put the units in their linear
-    /// range.
-    pub fn init(seed: u64) -> FloatNet {
+    /// Seeded small random weights with `buckets` output buckets; first-layer biases put
+    /// the units in their linear range.
+    pub fn init(seed: u64, buckets: usize) -> FloatNet {
+        assert!((1..=MAX_BUCKETS).contains(&buckets), "buckets {buckets}");
         let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-        let mut p = vec![0.0; PARAMS];
+        let mut p = vec![0.0; W2 + buckets * BLOCK];
         for x in &mut p[W1..B1] {
             *x = r.uniform(0.2);
         }
         for x in &mut p[B1..W2] {
             *x = 0.3;
         }
-        for x in &mut p[W2..B2] {
-            *x = r.uniform(1.0 / (2.0 * HIDDEN as f32).sqrt());
+        for b in 0..buckets {
+            let o = b * BLOCK;
+            for x in &mut p[o + W2..o + B2] {
+                *x = r.uniform(1.0 / (2.0 * HIDDEN as f32).sqrt());
+            }
+            for x in &mut p[o + B2..o + W3] {
+                *x = 0.1;
+            }
+            for x in &mut p[o + W3..o + B3] {
+                *x = r.uniform(1.0 / (L2 as f32).sqrt());
+            }
         }
-        for x in &mut p[B2..W3] {
-            *x = 0.1;
-        }
-        for x in &mut p[W3..B3] {
-            *x = r.uniform(1.0 / (L2 as f32).sqrt());
-        }
-        FloatNet { p }
+        FloatNet { p, buckets }
+    }
+
+    /// The offset of `s`'s bucket's block from bucket 0's.
+    fn block(&self, s: &Sample) -> usize {
+        BLOCK * network::bucket(s.n as u32, self.buckets)
     }
 
     fn forward(&self, s: &Sample) -> Forward {
         let p = &self.p;
+        let o = self.block(s);
         let mut acc = [0.0f32; 2 * HIDDEN];
         for (half, feats) in [&s.us, &s.them].into_iter().enumerate() {
             let a = &mut acc[half * HIDDEN..(half + 1) * HIDDEN];
@@ -183,12 +206,12 @@ impl FloatNet {
             *o = x.clamp(0.0, 1.0);
         }
         let mut z2 = [0.0f32; L2];
-        let mut y = p[B3];
+        let mut y = p[o + B3];
         for j in 0..L2 {
-            let row = &p[W2 + j * 2 * HIDDEN..W2 + (j + 1) * 2 * HIDDEN];
-            let z: f32 = row.iter().zip(&a1).map(|(w, a)| w * a).sum::<f32>() + p[B2 + j];
+            let row = &p[o + W2 + j * 2 * HIDDEN..o + W2 + (j + 1) * 2 * HIDDEN];
+            let z: f32 = row.iter().zip(&a1).map(|(w, a)| w * a).sum::<f32>() + p[o + B2 + j];
             z2[j] = z;
-            y += p[W3 + j] * z.clamp(0.0, 1.0);
+            y += p[o + W3 + j] * z.clamp(0.0, 1.0);
         }
         Forward { acc, z2, y }
     }
@@ -202,20 +225,22 @@ impl FloatNet {
     fn backward(&self, s: &Sample, g: &mut [f32]) -> f32 {
         let p = &self.p;
         let f = self.forward(s);
+        let o = self.block(s);
         let prob = sigmoid(f.y);
         let dy = prob - s.target;
-        g[B3] += dy;
+        g[o + B3] += dy;
         let mut d1 = [0.0f32; 2 * HIDDEN];
         for j in 0..L2 {
             let a2 = f.z2[j].clamp(0.0, 1.0);
-            g[W3 + j] += dy * a2;
+            g[o + W3 + j] += dy * a2;
             if f.z2[j] <= 0.0 || f.z2[j] >= 1.0 {
                 continue;
             }
-            let d2 = dy * p[W3 + j];
-            g[B2 + j] += d2;
-            let row = &p[W2 + j * 2 * HIDDEN..W2 + (j + 1) * 2 * HIDDEN];
-            let grow = &mut g[W2 + j * 2 * HIDDEN..W2 + (j + 1) * 2 * HIDDEN];
+            let d2 = dy * p[o + W3 + j];
+            g[o + B2 + j] += d2;
+            let (w, w_end) = (o + W2 + j * 2 * HIDDEN, o + W2 + (j + 1) * 2 * HIDDEN);
+            let row = &p[w..w_end];
+            let grow = &mut g[w..w_end];
             for i in 0..2 * HIDDEN {
                 let a1 = f.acc[i].clamp(0.0, 1.0);
                 grow[i] += d2 * a1;
@@ -268,11 +293,14 @@ impl FloatNet {
         for x in &mut self.p[B1..W2] {
             *x = x.clamp(-MAX_W1, MAX_W1);
         }
-        for x in &mut self.p[W2..B2] {
-            *x = x.clamp(-MAX_I8_WEIGHT, MAX_I8_WEIGHT);
-        }
-        for x in &mut self.p[W3..B3] {
-            *x = x.clamp(-MAX_I8_WEIGHT, MAX_I8_WEIGHT);
+        for b in 0..self.buckets {
+            let o = b * BLOCK;
+            for x in &mut self.p[o + W2..o + B2] {
+                *x = x.clamp(-MAX_I8_WEIGHT, MAX_I8_WEIGHT);
+            }
+            for x in &mut self.p[o + W3..o + B3] {
+                *x = x.clamp(-MAX_I8_WEIGHT, MAX_I8_WEIGHT);
+            }
         }
     }
 
@@ -280,7 +308,7 @@ impl FloatNet {
     pub fn quantise(&self, cp_per_logit: i32, header: Vec<String>) -> Network {
         let p = &self.p;
         let (qa, qb) = (QA as f32, QB as f32);
-        let mut n = Network::zeroed(cp_per_logit);
+        let mut n = Network::zeroed(cp_per_logit, self.buckets);
         n.header = header;
         for (f, row) in n.l1_w.iter_mut().enumerate() {
             for (h, x) in row.iter_mut().enumerate() {
@@ -290,21 +318,24 @@ impl FloatNet {
         for (h, x) in n.l1_b.iter_mut().enumerate() {
             *x = (p[B1 + h] * qa).round() as i16;
         }
-        for j in 0..L2 {
-            for i in 0..2 * HIDDEN {
-                let x = (p[W2 + j * 2 * HIDDEN + i] * qb)
-                    .round()
-                    .clamp(-127.0, 127.0);
-                n.set_l2_weight(j, i, x as i16);
+        for (b, out) in n.out.iter_mut().enumerate() {
+            let o = b * BLOCK;
+            for j in 0..L2 {
+                for i in 0..2 * HIDDEN {
+                    let x = (p[o + W2 + j * 2 * HIDDEN + i] * qb)
+                        .round()
+                        .clamp(-127.0, 127.0);
+                    out.set_l2_weight(j, i, x as i16);
+                }
             }
+            for (j, x) in out.l2_b.iter_mut().enumerate() {
+                *x = (p[o + B2 + j] * qa * qb).round() as i32;
+            }
+            for (j, x) in out.l3_w.iter_mut().enumerate() {
+                *x = (p[o + W3 + j] * qb).round().clamp(-127.0, 127.0) as i32;
+            }
+            out.l3_b = (p[o + B3] * qa * qb).round() as i32;
         }
-        for (j, x) in n.l2_b.iter_mut().enumerate() {
-            *x = (p[B2 + j] * qa * qb).round() as i32;
-        }
-        for (j, x) in n.l3_w.iter_mut().enumerate() {
-            *x = (p[W3 + j] * qb).round().clamp(-127.0, 127.0) as i32;
-        }
-        n.l3_b = (p[B3] * qa * qb).round() as i32;
         n
     }
 }
@@ -329,8 +360,9 @@ pub fn train(
     log: &mut dyn FnMut(&str),
 ) -> Vec<(f64, f64)> {
     let (b1, b2, eps) = (0.9f32, 0.999f32, 1e-8f32);
-    let mut m = vec![0.0f32; PARAMS];
-    let mut v = vec![0.0f32; PARAMS];
+    let params = net.p.len();
+    let mut m = vec![0.0f32; params];
+    let mut v = vec![0.0f32; params];
     let mut t = 0i32;
     let mut order: Vec<u32> = (0..train.len() as u32).collect();
     let mut rng = Rng(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1);
@@ -348,7 +380,7 @@ pub fn train(
             let grads: Vec<(Vec<f32>, f64)> = idx
                 .par_chunks(part)
                 .map(|c| {
-                    let mut g = vec![0.0f32; PARAMS];
+                    let mut g = vec![0.0f32; params];
                     let l: f64 = c
                         .iter()
                         .map(|&k| net.backward(&train[k as usize], &mut g) as f64)
@@ -356,7 +388,7 @@ pub fn train(
                     (g, l)
                 })
                 .collect();
-            let mut g = vec![0.0f32; PARAMS];
+            let mut g = vec![0.0f32; params];
             for (gp, l) in &grads {
                 for (a, &b) in g.iter_mut().zip(gp) {
                     *a += b;
@@ -366,7 +398,7 @@ pub fn train(
             t += 1;
             let scale = 1.0 / idx.len() as f32;
             let (c1, c2) = (1.0 - b1.powi(t), 1.0 - b2.powi(t));
-            for k in 0..PARAMS {
+            for k in 0..params {
                 let gk = g[k] * scale;
                 m[k] = b1 * m[k] + (1.0 - b1) * gk;
                 v[k] = b2 * v[k] + (1.0 - b2) * gk * gk;
@@ -450,6 +482,12 @@ pub fn run_net_fit(a: &NetFitArgs) -> Result<i32> {
     if a.batch == 0 || a.batch > 1 << 20 {
         bail!("--batch must be between 1 and 1048576, got {}", a.batch);
     }
+    if !(1..=MAX_BUCKETS).contains(&a.buckets) {
+        bail!(
+            "--buckets must be between 1 and {MAX_BUCKETS}, got {}",
+            a.buckets
+        );
+    }
     if !(1..=100_000).contains(&a.cp_per_logit) {
         bail!(
             "--cp-per-logit must be between 1 and 100000, got {}",
@@ -467,7 +505,7 @@ pub fn run_net_fit(a: &NetFitArgs) -> Result<i32> {
         valid.len(),
         t.elapsed().as_secs_f64()
     );
-    let mut net = FloatNet::init(a.seed);
+    let mut net = FloatNet::init(a.seed, a.buckets);
     let v0 = net.loss(&valid);
     eprintln!("epoch    0  validation loss {v0:.5}");
     let losses = train(
@@ -491,7 +529,7 @@ pub fn run_net_fit(a: &NetFitArgs) -> Result<i32> {
         format!("data: {}", names.join(" ")),
         format!(
             "{} training, {} validation positions (every 10th game); epochs {}, lr {}, \
-             lr-decay {}, batch {}, lambda {}, seed {}",
+             lr-decay {}, batch {}, lambda {}, seed {}, buckets {}",
             train_set.len(),
             valid.len(),
             a.epochs,
@@ -499,7 +537,8 @@ pub fn run_net_fit(a: &NetFitArgs) -> Result<i32> {
             a.lr_decay,
             a.batch,
             a.lambda,
-            a.seed
+            a.seed,
+            a.buckets
         ),
         format!("validation loss {v0:.5} -> {vl:.5} (training {tl:.5})"),
     ];
@@ -542,30 +581,48 @@ mod tests {
         out
     }
 
+    /// The buckets (of `buckets`) that samples of `data` fall in, each once.
+    fn buckets_seen(data: &[Sample], buckets: usize) -> Vec<usize> {
+        let mut seen: Vec<usize> = data
+            .iter()
+            .map(|s| network::bucket(s.n as u32, buckets))
+            .collect();
+        seen.sort();
+        seen.dedup();
+        seen
+    }
+
     #[test]
     fn training_lowers_the_loss_reproducibly() {
         let data: Vec<Sample> = synthetic(3000, 5).into_iter().map(|x| x.1).collect();
         let (tr, va) = data.split_at(2500);
-        let run = || {
-            let mut net = FloatNet::init(3);
-            let before = net.loss(va);
-            let l = train(&mut net, tr, va, 8, 0.005, 1.0, 128, 9, &mut |_| {});
-            (before, l, net)
-        };
-        let (before, l, net) = run();
-        let after = l.last().unwrap().1;
-        // The labels' own entropy is the floor; the fit must get well below the start.
-        assert!(after < before - 0.05, "{before} -> {after}");
-        let (_, l2, net2) = run();
-        assert_eq!(l, l2);
-        assert_eq!(net, net2);
+        for buckets in [1, 4] {
+            let run = || {
+                let mut net = FloatNet::init(3, buckets);
+                let before = net.loss(va);
+                let l = train(&mut net, tr, va, 8, 0.005, 1.0, 128, 9, &mut |_| {});
+                (before, l, net)
+            };
+            let (before, l, net) = run();
+            let after = l.last().unwrap().1;
+            // The labels' own entropy is the floor; the fit must get well below the start.
+            assert!(
+                after < before - 0.05,
+                "{buckets} buckets: {before} -> {after}"
+            );
+            let (_, l2, net2) = run();
+            assert_eq!(l, l2);
+            assert_eq!(net, net2);
+        }
+        // Every bucket of four had samples to learn from.
+        assert_eq!(buckets_seen(tr, 4), [0, 1, 2, 3]);
     }
 
     #[test]
     fn the_step_shrinks_by_the_decay_each_epoch() {
         let tr: Vec<Sample> = synthetic(600, 6).into_iter().map(|x| x.1).collect();
         let fit = |epochs, decay| {
-            let mut net = FloatNet::init(5);
+            let mut net = FloatNet::init(5, 1);
             train(&mut net, &tr, &[], epochs, 0.005, decay, 64, 2, &mut |_| {});
             net
         };
@@ -588,16 +645,25 @@ mod tests {
     fn the_quantised_network_scores_as_the_float_one() {
         let data = synthetic(400, 8);
         let tr: Vec<Sample> = data.iter().map(|x| x.1).collect();
-        let mut net = FloatNet::init(4);
-        train(&mut net, &tr, &[], 4, 0.005, 1.0, 64, 1, &mut |_| {});
-        let q = net.quantise(100, Vec::new());
-        let mut worst = 0.0f32;
-        for (pos, s) in &data {
-            let float_cp = net.logit(s) * 100.0;
-            let int_cp = q.evaluate(pos) as f32;
-            worst = worst.max((float_cp - int_cp).abs());
+        // With four buckets every bucket is checked: the integer evaluation must pick the
+        // float network's bucket for each position.
+        assert_eq!(buckets_seen(&tr, 4), [0, 1, 2, 3]);
+        for buckets in [1, 4] {
+            let mut net = FloatNet::init(4, buckets);
+            train(&mut net, &tr, &[], 4, 0.005, 1.0, 64, 1, &mut |_| {});
+            let q = net.quantise(100, Vec::new());
+            assert_eq!(q.buckets(), buckets);
+            let mut worst = 0.0f32;
+            for (pos, s) in &data {
+                let float_cp = net.logit(s) * 100.0;
+                let int_cp = q.evaluate(pos) as f32;
+                worst = worst.max((float_cp - int_cp).abs());
+            }
+            // Rounding to 1/127 and 1/64 steps: a few centi-men.
+            assert!(
+                worst < 15.0,
+                "{buckets} buckets: worst difference {worst} centi-men"
+            );
         }
-        // Rounding to 1/127 and 1/64 steps: a few centi-men.
-        assert!(worst < 15.0, "worst difference {worst} centi-men");
     }
 }
