@@ -113,22 +113,14 @@ fn net_fit_trains_on_self_play_and_writes_a_network() {
 
     // Bad flags and data: one line naming the problem, no file.
     let bad = temp("bad.txt");
-    let o = tammi(&[
-        "tune",
-        "net-fit",
-        "--data",
-        games.to_str().unwrap(),
-        "--out",
-        bad.to_str().unwrap(),
-        "--lr",
-        "0",
-    ]);
-    assert!(
-        !o.status.success() && stderr(&o).contains("--lr"),
-        "{}",
-        stderr(&o)
-    );
-    for buckets in ["0", "9"] {
+    for (flag, expected) in [
+        ("--lr=0", "--lr"),
+        ("--buckets=0", "--buckets must be between 1 and 8, got 0"),
+        ("--buckets=9", "--buckets must be between 1 and 8, got 9"),
+        ("--lr-decay=0", "--lr-decay must be in (0, 1]"),
+        ("--lr-decay=1.5", "--lr-decay must be in (0, 1]"),
+        ("--lr-decay=nan", "--lr-decay must be in (0, 1]"),
+    ] {
         let o = tammi(&[
             "tune",
             "net-fit",
@@ -136,30 +128,11 @@ fn net_fit_trains_on_self_play_and_writes_a_network() {
             games.to_str().unwrap(),
             "--out",
             bad.to_str().unwrap(),
-            "--buckets",
-            buckets,
+            flag,
         ]);
         assert!(
-            !o.status.success()
-                && stderr(&o)
-                    .contains(&format!("--buckets must be between 1 and 8, got {buckets}")),
-            "{}",
-            stderr(&o)
-        );
-    }
-    for decay in ["0", "1.5", "nan"] {
-        let o = tammi(&[
-            "tune",
-            "net-fit",
-            "--data",
-            games.to_str().unwrap(),
-            "--out",
-            bad.to_str().unwrap(),
-            &format!("--lr-decay={decay}"),
-        ]);
-        assert!(
-            !o.status.success() && stderr(&o).contains("--lr-decay must be in (0, 1]"),
-            "{}",
+            !o.status.success() && stderr(&o).contains(expected),
+            "{flag}: {}",
             stderr(&o)
         );
     }
