@@ -209,27 +209,85 @@ impl Network {
         acc
     }
 
-    /// The accumulator of `child` from that of its parent `parent`: the pieces that
-    /// changed (a move's from and to squares, its captures, a crowning) are found as the
-    /// difference of the two positions' piece sets, so this serves any move.
-    #[inline]
+    /// The accumulator of `child` from that of its parent `parent` (see
+    /// [`Network::update_into`]).
     pub fn update<P: Board>(&self, acc: &Accumulator, parent: &P, child: &P) -> Accumulator {
-        let mut out = *acc;
+        let mut out = Accumulator::default();
+        self.update_into(acc, &mut out, parent, child);
+        out
+    }
+
+    /// Write into `out` the accumulator of `child` from `acc`, that of its parent
+    /// `parent`. The pieces that changed (a move's from and to squares, its captures, a
+    /// crowning) are found as the difference of the two positions' piece sets, so this
+    /// serves any move. The common moves (a quiet move, a single capture) are summed in
+    /// one pass over the parent's row, without first copying it: the copy and the row
+    /// passes were the update's cost.
+    #[inline]
+    pub fn update_into<P: Board>(
+        &self,
+        acc: &Accumulator,
+        out: &mut Accumulator,
+        parent: &P,
+        child: &P,
+    ) {
         let (before, after) = (planes(parent), planes(child));
-        for ((c, king, old), (_, _, new)) in before.into_iter().zip(after) {
-            let (gone, came) = (old & !new, new & !old);
-            each_bit(gone, |b| {
-                let s = P::square_of_bit(b);
-                sub_row(&mut out.v[0], &self.l1_w[feature(Color::White, c, king, s)]);
-                sub_row(&mut out.v[1], &self.l1_w[feature(Color::Black, c, king, s)]);
+        // The input rows (White's view, Black's view) of the first two pieces that left
+        // and the first that came, and how many there were: enough for the fast paths.
+        let rows = |c, king, s| {
+            (
+                feature(Color::White, c, king, s),
+                feature(Color::Black, c, king, s),
+            )
+        };
+        let (mut gone, mut came) = ([(0usize, 0usize); 2], (0usize, 0usize));
+        let (mut ng, mut nc) = (0, 0);
+        for (&(c, king, old), &(_, _, new)) in before.iter().zip(&after) {
+            each_bit(old & !new, |b| {
+                if ng < 2 {
+                    gone[ng] = rows(c, king, P::square_of_bit(b));
+                }
+                ng += 1;
             });
-            each_bit(came, |b| {
-                let s = P::square_of_bit(b);
-                add_row(&mut out.v[0], &self.l1_w[feature(Color::White, c, king, s)]);
-                add_row(&mut out.v[1], &self.l1_w[feature(Color::Black, c, king, s)]);
+            each_bit(new & !old, |b| {
+                came = rows(c, king, P::square_of_bit(b));
+                nc += 1;
             });
         }
-        out
+        for p in 0..2 {
+            let row = |f: (usize, usize)| &self.l1_w[if p == 0 { f.0 } else { f.1 }];
+            let (a, o) = (&acc.v[p], &mut out.v[p]);
+            match (ng, nc) {
+                (1, 1) => {
+                    let (g, c) = (row(gone[0]), row(came));
+                    for i in 0..HIDDEN {
+                        o[i] = a[i].wrapping_sub(g[i]).wrapping_add(c[i]);
+                    }
+                }
+                (2, 1) => {
+                    let (g0, g1, c) = (row(gone[0]), row(gone[1]), row(came));
+                    for i in 0..HIDDEN {
+                        o[i] = a[i]
+                            .wrapping_sub(g0[i])
+                            .wrapping_sub(g1[i])
+                            .wrapping_add(c[i]);
+                    }
+                }
+                // Several captures (or a position that is no child of the parent): the
+                // parent's row, then every change.
+                _ => {
+                    *o = *a;
+                    for (&(c, king, old), &(_, _, new)) in before.iter().zip(&after) {
+                        each_bit(old & !new, |b| {
+                            sub_row(o, row(rows(c, king, P::square_of_bit(b))))
+                        });
+                        each_bit(new & !old, |b| {
+                            add_row(o, row(rows(c, king, P::square_of_bit(b))))
+                        });
+                    }
+                }
+            }
+        }
     }
 
     /// The number of output buckets.

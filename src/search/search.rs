@@ -555,7 +555,8 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
     #[inline(always)]
     fn net_child(&mut self, ply: usize, pos: &P, child: &P) {
         if let Some(n) = self.eval.network() {
-            self.net_acc[ply + 1] = n.update(&self.net_acc[ply], pos, child);
+            let (parent, rest) = self.net_acc.split_at_mut(ply + 1);
+            n.update_into(&parent[ply], &mut rest[0], pos, child);
         }
     }
 
