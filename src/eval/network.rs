@@ -67,6 +67,19 @@ pub fn pieces<P: Board>(pos: &P) -> u32 {
     (pos.white() | pos.black()).count()
 }
 
+/// Whether `pos` is a dead draw by its material alone, as [`super::endgame::classify`]
+/// has it (a lone king against a lone king; asked only with two pieces on the board).
+fn dead_draw<P: Board>(pos: &P) -> bool {
+    use super::endgame::{Ending, Material, classify};
+    let (w, b, k) = (pos.white(), pos.black(), pos.kings());
+    let m = Material {
+        men: [(w & !k).count(), (b & !k).count()],
+        kings: [(w & k).count(), (b & k).count()],
+    };
+    // Short kings: the network evaluates the 32-square boards of english and italian.
+    classify(&m, false, |_| false) == Ending::Drawn
+}
+
 /// The first-layer sums of both perspectives (index 0: White's view, 1: Black's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(align(64))]
@@ -327,7 +340,15 @@ impl Network {
     /// move.
     #[inline]
     pub fn output<P: Board>(&self, acc: &Accumulator, pos: &P) -> i32 {
-        let raw = self.raw_output(acc, pos.side(), pieces(pos)) as i64;
+        let n = pieces(pos);
+        // A lone king against a lone king is a dead draw: exactly 0, as the pattern
+        // evaluation says (`endgame::classify`). The network, fitted to scores and
+        // results, only comes near 0 there, and a search whose leaves say +0.01 plays on
+        // for a win that is not there instead of taking the draw.
+        if n == 2 && dead_draw(pos) {
+            return 0;
+        }
+        let raw = self.raw_output(acc, pos.side(), n) as i64;
         (raw * self.cp_per_logit as i64 / (QA * QB) as i64) as i32
     }
 
