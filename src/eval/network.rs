@@ -342,9 +342,9 @@ impl Network {
     pub fn output<P: Board>(&self, acc: &Accumulator, pos: &P) -> i32 {
         let n = pieces(pos);
         // A lone king against a lone king is a dead draw: exactly 0, as the pattern
-        // evaluation says (`endgame::classify`). The network, fitted to scores and
-        // results, only comes near 0 there, and a search whose leaves say +0.01 plays on
-        // for a win that is not there instead of taking the draw.
+        // evaluation says. A network fitted to scores and results need not give 0 there
+        // (the fifth english network does not), and the search then reports its score
+        // instead of the draw.
         if n == 2 && dead_draw(pos) {
             return 0;
         }
