@@ -434,10 +434,7 @@ fn terms<R: Rules, S: Sink<R::B>>(
     let occ = white | black;
     let empty = mask::<R>() & !occ;
     let (wm, wk, bm, bk) = (white & !kings, white & kings, black & !kings, black & kings);
-    let m = Material {
-        men: [wm.count(), bm.count()],
-        kings: [wk.count(), bk.count()],
-    };
+    let m = Material::of(white, black, kings);
     let men = m.men[0] as i32 - m.men[1] as i32;
     let kings_up = m.kings[0] as i32 - m.kings[1] as i32;
     sink.add(Term::man, men);

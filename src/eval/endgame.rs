@@ -1,7 +1,7 @@
 //! Endgame knowledge shared by the evaluation families: which material balances are known
 //! draws, which are drawish (scaled down), and which are kings-only wins to drive home.
 
-use crate::rules::Color;
+use crate::rules::{Bits, Color};
 
 use super::Weights;
 
@@ -10,6 +10,18 @@ use super::Weights;
 pub struct Material {
     pub men: [u32; 2],
     pub kings: [u32; 2],
+}
+
+impl Material {
+    /// The counts of a board given by its white, black and king sets (every evaluation
+    /// family reads its material here, so a king is never counted as a man in one of them).
+    #[inline(always)]
+    pub fn of<B: Bits>(white: B, black: B, kings: B) -> Material {
+        Material {
+            men: [(white & !kings).count(), (black & !kings).count()],
+            kings: [(white & kings).count(), (black & kings).count()],
+        }
+    }
 }
 
 /// What the material says about the game's likely result.
@@ -149,6 +161,14 @@ mod tests {
             men: [wm, bm],
             kings: [wk, bk],
         }
+    }
+
+    #[test]
+    fn material_counts_kings_apart_from_men() {
+        // White men on 0 and 1, a white king on 2; black man on 10, black kings on 11 and 12.
+        let (white, black, kings) = (0b111u64, 0b1_1100_0000_0000u64, 0b1_1000_0000_0100u64);
+        assert_eq!(Material::of(white, black, kings), mat(2, 1, 1, 2));
+        assert_eq!(Material::of(0u64, 0, 0), mat(0, 0, 0, 0));
     }
 
     #[test]

@@ -71,11 +71,7 @@ pub fn pieces<P: Board>(pos: &P) -> u32 {
 /// has it (a lone king against a lone king; asked only with two pieces on the board).
 fn dead_draw<P: Board>(pos: &P) -> bool {
     use super::endgame::{Ending, Material, classify};
-    let (w, b, k) = (pos.white(), pos.black(), pos.kings());
-    let m = Material {
-        men: [(w & !k).count(), (b & !k).count()],
-        kings: [(w & k).count(), (b & k).count()],
-    };
+    let m = Material::of(pos.white(), pos.black(), pos.kings());
     // Short kings: the network evaluates the 32-square boards of english and italian.
     classify(&m, false, |_| false) == Ending::Drawn
 }

@@ -148,10 +148,7 @@ impl Evaluate for TurkishPosition {
         let (white, black, kings) = (self.white(), self.black(), self.kings());
         let occ = white | black;
         let (wm, wk, bm, bk) = (white & !kings, white & kings, black & !kings, black & kings);
-        let m = Material {
-            men: [wm.count(), bm.count()],
-            kings: [wk.count(), bk.count()],
-        };
+        let m = Material::of(white, black, kings);
         let material = w.man * (m.men[0] as i32 - m.men[1] as i32)
             + w.king * (m.kings[0] as i32 - m.kings[1] as i32)
             + w.king_first * ((m.kings[0] > 0) as i32 - (m.kings[1] > 0) as i32);
