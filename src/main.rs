@@ -92,7 +92,10 @@ fn main() {
             Box::new(std::io::stdout()),
         )),
         // Plain `tammi`: the text mode for a person at a terminal.
-        None => tammi::cli::text_mode::run(&mut std::io::stdin().lock(), &mut std::io::stdout()),
+        None => tammi::cli::text_mode::run(
+            std::io::BufReader::new(std::io::stdin()),
+            &mut std::io::stdout(),
+        ),
     };
     match result {
         Ok(code) => std::process::exit(code),

@@ -1,6 +1,6 @@
 //! `tammi analyze` from the command line: positions from FEN, moves and PDN games.
 
-mod common;
+use crate::common;
 use common::tammi;
 
 #[test]

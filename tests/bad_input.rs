@@ -1,7 +1,7 @@
 //! Bad input never panics: random and mutated strings go through every parser, and the
 //! command line answers malformed input with a one-line error and exit status 2.
 
-mod common;
+use crate::common;
 use std::process::Command;
 
 use common::{Rng, tammi};

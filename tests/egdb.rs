@@ -1,7 +1,7 @@
 //! Endgame databases from the outside: `tammi egdb`, the engine option, the
 //! Hub parameter, and what the search makes of it.
 
-mod common;
+use crate::common;
 use common::tammi;
 use std::path::PathBuf;
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! records, multiplied by the weights, give exactly the search's evaluation wherever the
 //! tracer says the score is linear.
 
-mod common;
+use crate::common;
 
 use common::{Rng, random_positions};
 use tammi::eval::weights::PATTERN_UNIT;

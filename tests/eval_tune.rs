@@ -1,7 +1,7 @@
 //! `tammi tune`: self-play data is well formed, the fit lowers the loss on data with a
 //! known signal, and bad flags and files get a one-line error naming the problem.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -4,7 +4,7 @@
 //! Termination tag) and in the text mode (its announcement), for each draw rule of each
 //! variant. DXP (international) is tested in `tests/dxp.rs`.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 
 use common::hub::{Hub, PATIENCE};
 
@@ -597,4 +597,157 @@ fn pydraughts_client_conventions_in_english_russian_and_brazilian() {
     hub.send("set-param name=client value=chessbase");
     let e = hub.last("error");
     assert!(e.contains("lidraughts or pydraughts"), "{e}");
+}
+
+/// A refused `level` keeps the limits in force and says which; a `go think` with no limit
+/// in force (none sent, or only refused ones) still plays, in the default move time,
+/// instead of thinking until `stop`.
+#[test]
+fn a_refused_level_keeps_the_limits_and_go_think_still_plays() {
+    let mut hub = Hub::ready();
+    for bad in [
+        "level depth=1000",
+        "level depth=0",
+        "level move-time=1e9",
+        "level nodes=0",
+        "level time=-1",
+        "level move-time=abc",
+    ] {
+        hub.send("pos");
+        hub.send(bad);
+        let error = hub.last("error");
+        assert!(
+            error.contains("the limits in force: none"),
+            "{bad}: {error}"
+        );
+        hub.send("go think");
+        let done = hub
+            .until_within("done", Duration::from_secs(20))
+            .pop()
+            .unwrap();
+        assert!(
+            arg(&done, "move").is_some_and(|m| m.len() >= 5),
+            "{bad}: {done}"
+        );
+    }
+    // A limit set before a refused line stays in force, and the error names it.
+    hub.send("pos");
+    hub.send("level depth=2");
+    hub.send("level depth=2 nodes=0");
+    let error = hub.last("error");
+    assert!(error.contains("the limits in force: depth=2"), "{error}");
+    hub.send("go think");
+    let lines = hub.until_within("done", Duration::from_secs(20));
+    let depths: Vec<&str> = lines.iter().filter_map(|l| arg(l, "depth")).collect();
+    assert_eq!(depths.last(), Some(&"2"), "{lines:?}");
+}
+
+/// Every advertised parameter given a value out of its range (or of the wrong type, or a
+/// file that is not there) answers an error naming the value that stays, and the
+/// parameters announced afterwards are the ones before; a move is then played within
+/// the limit in force.
+#[test]
+fn every_refused_parameter_keeps_its_value_and_says_so() {
+    let mut hub = Hub::start();
+    hub.send("hub");
+    let announced = hub.until("wait");
+    let params = |lines: &[String]| -> Vec<(String, String)> {
+        lines
+            .iter()
+            .filter(|l| l.starts_with("param "))
+            .map(|l| {
+                let name = arg(l, "name").unwrap().to_string();
+                (name, arg(l, "value").unwrap_or("").to_string())
+            })
+            .collect()
+    };
+    let before = params(&announced);
+    assert!(before.len() >= 10, "{announced:?}");
+    hub.send("init");
+    hub.until("ready");
+    for line in announced.iter().filter(|l| l.starts_with("param ")) {
+        let name = arg(line, "name").unwrap();
+        let bad: Vec<String> = match arg(line, "type").unwrap() {
+            "int" => {
+                let min: i64 = arg(line, "min").unwrap().parse().unwrap();
+                let max: i64 = arg(line, "max").unwrap().parse().unwrap();
+                vec![
+                    (min - 1).to_string(),
+                    (max + 1).to_string(),
+                    "12abc".into(),
+                    "99999999999999999999999".into(),
+                ]
+            }
+            "bool" => vec!["maybe".into()],
+            "enum" => vec!["no-such-value".into()],
+            "string" => vec!["/nonexistent/tammi/file".into()],
+            other => panic!("type {other} in {line}"),
+        };
+        for value in bad {
+            hub.send(&format!("set-param name={name} value={value}"));
+            let error = hub.last("error");
+            if name != "variant" {
+                assert!(error.contains(&format!("{name} stays")), "{error}");
+            }
+            hub.send("hub");
+            let now = params(&hub.until("wait"));
+            if name == "variant" {
+                // A refused variant leaves no variant to search in (see protocol.md);
+                // a played one brings the engine back.
+                hub.send("set-param name=variant value=normal");
+            } else {
+                assert_eq!(now, before, "after {name}={value}");
+            }
+        }
+    }
+    hub.send("pos");
+    hub.send("level move-time=0.2");
+    hub.send("go think");
+    let done = hub
+        .until_within("done", Duration::from_secs(20))
+        .pop()
+        .unwrap();
+    assert!(arg(&done, "move").is_some_and(|m| m.len() >= 5), "{done}");
+}
+
+/// Breakthrough with a king on the board is over (the first king wins) although moves
+/// are left: `go` says so before its empty `done`, as it does with no legal move.
+#[test]
+fn go_on_a_finished_game_says_why() {
+    let mut hub = Hub::ready();
+    hub.send("set-param name=variant value=bt");
+    hub.send("pos fen=W:WK46,24,K25,34,6,K31:BK8,43,12,29,28,35");
+    hub.send("go think");
+    let lines = hub.until("done");
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[0].starts_with("error") && lines[0].contains("the game is over"));
+    assert!(
+        arg(&lines[1], "move").is_none_or(|m| m == "\"\""),
+        "{lines:?}"
+    );
+}
+
+/// The moves of `pos` are the game's history: a threefold repetition ends the game there
+/// (`go` has no move to give and says why), and a move after it is refused, naming it.
+#[test]
+fn a_repetition_in_the_move_list_ends_the_game() {
+    let mut hub = Hub::ready();
+    hub.send("set-param name=variant value=english");
+    let shuffle = "29-25 4-8 25-29 8-4 29-25 4-8 25-29 8-4";
+    hub.send(&format!("pos fen=W:WK29:BK4 moves=\"{shuffle}\""));
+    hub.send("go think");
+    let lines = hub.until("done");
+    assert!(
+        lines[0].contains("the game is over (draw by threefold repetition)"),
+        "{lines:?}"
+    );
+    hub.send(&format!("pos fen=W:WK29:BK4 moves=\"{shuffle} 29-25\""));
+    let error = hub.last("error");
+    assert!(
+        error.contains("move 9 of 9") && error.contains("already over"),
+        "{error}"
+    );
+    // The position before stays: still over.
+    hub.send("go think");
+    assert!(hub.until("done")[0].contains("the game is over"));
 }

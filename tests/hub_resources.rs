@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 
 use common::hub::{Hub, PATIENCE};
 
@@ -154,4 +154,33 @@ fn analyze_with_the_most_threads_keeps_its_time() {
     let took = started.elapsed();
     assert!(out.status.success(), "{out:?}");
     assert!(took < Duration::from_secs(3), "--time 1 took {took:?}");
+}
+
+/// `hash=4096` and at once a 0.5 s move: the move came after 9 to 15 s (the search
+/// waited for the 4 GB to be allocated and written). A move on a clock now waits at
+/// most 20 ms for the table and searches with the one in place; `stop` is answered
+/// during the preparation too. The bound only catches the stall, with room to spare.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_large_table_does_not_stall_a_timed_move() {
+    let mut hub = Hub::ready();
+    hub.send("set-param name=hash value=4096");
+    hub.send("level move-time=0.5");
+    let start = Instant::now();
+    hub.send("go think");
+    let done = hub.until_within("done", PATIENCE).pop().unwrap();
+    let took = start.elapsed();
+    assert!(done.starts_with("done move="), "{done}");
+    assert!(took < Duration::from_millis(2500), "done after {took:?}");
+    // Another size, then analysis stopped at once: the stop is answered even though
+    // the analysis waits for the table.
+    hub.send("set-param name=hash value=2048");
+    hub.send("pos");
+    hub.send("go analyze");
+    std::thread::sleep(Duration::from_millis(50));
+    let start = Instant::now();
+    hub.send("stop");
+    hub.until_within("done", PATIENCE);
+    let took = start.elapsed();
+    assert!(took < Duration::from_millis(1500), "done after {took:?}");
 }

@@ -4,7 +4,7 @@
 
 use tammi::eval::Weights;
 
-mod common;
+use crate::common;
 
 use common::hub::Hub;
 

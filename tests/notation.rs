@@ -1,7 +1,7 @@
 //! Notation: FEN and Hub position strings on every board, move text in every form,
 //! ambiguous captures written and read with their full route.
 
-mod common;
+use crate::common;
 use common::{Rng, numeric, random_positions};
 use tammi::notation::{
     MoveTextError, format_hub_move, format_move, parse_fen, parse_hub_position, parse_move,

@@ -2,7 +2,7 @@
 //! variant and both notations, errors located by game, line and column, lenient reading,
 //! the command line, and random damage to PDN text never panicking.
 
-mod common;
+use crate::common;
 use std::path::{Path, PathBuf};
 
 use common::{Rng, tammi};

@@ -3,7 +3,7 @@
 //! variant's own: italian 1 = a8 … 32 = h1 (FID art. 2.4); spanish 1 = h1 … 32 = a8;
 //! pool, czech and thai as english (1 = b8 … 32 = g1).
 
-mod common;
+use crate::common;
 use common::{letter, numeric};
 use tammi::notation::parse_position;
 use tammi::perft::perft;

@@ -1,7 +1,7 @@
 //! Capturing: compulsory capture, maximum capture, backward captures by men, captured
 //! pieces blocking until the move ends, duplicate captures merged, Turkish removal.
 
-mod common;
+use crate::common;
 use common::{letter, numeric};
 use tammi::notation::parse_position;
 use tammi::rules::{Board, TurkishPosition, Variant};

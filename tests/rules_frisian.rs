@@ -2,7 +2,7 @@
 //! tie-break (Art. 11), crowning only where the move ends (Art. 8), the king-move limit
 //! (Art. 12) as part of the position, and the kings-only draws.
 
-mod common;
+use crate::common;
 use common::numeric;
 use tammi::notation::parse_position;
 use tammi::rules::game::{Counters, drawn, key_after};

@@ -1,7 +1,7 @@
 //! Kings and promotion: flying and short kings, crowning at the end of a move, russian
 //! crowning during a capture, english crowning ending the move, Turkish promotion.
 
-mod common;
+use crate::common;
 use common::{letter, numeric};
 use tammi::notation::parse_position;
 use tammi::rules::{Board, Position, Russian, Variant};

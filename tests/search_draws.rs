@@ -2,7 +2,7 @@
 //! the english 40-move rule, the international 25-move king rule and the FMJD 16- and
 //! 5-move endings, and known draws scored as exactly 0.
 
-mod common;
+use crate::common;
 
 use common::draws::king_walk;
 use tammi::rules::Variant;

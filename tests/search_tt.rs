@@ -1,7 +1,7 @@
 //! The transposition table under concurrent writes, and the incremental keys it is
 //! indexed by.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -117,3 +117,143 @@ fn database_results_read_as_database_win() {
     assert!(out.contains("endgame database"), "{out}");
     assert!(out.contains("score database win"), "{out}");
 }
+
+/// A `tammi` text mode driven line by line, its output read as it comes.
+struct Live {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Live {
+    fn start() -> Live {
+        use std::io::BufRead;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            // The prompt `> ` has no line end: split on it too.
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                for part in line.split("> ") {
+                    if tx.send(part.to_string()).is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+        Live {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, text: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The first line containing `word`, waiting at most `within`.
+    fn until(&mut self, word: &str, within: std::time::Duration) -> String {
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) if l.contains(word) => return l,
+                Ok(_) => {}
+                Err(e) => panic!("no '{word}' within {within:?}: {e}"),
+            }
+        }
+    }
+
+    /// Whether the process ends within `within`.
+    fn exits_within(&mut self, within: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + within;
+        while std::time::Instant::now() < deadline {
+            if self.child.try_wait().unwrap().is_some() {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        false
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The text mode read no input while it thought: after `level 60` and `go`, a `stop`,
+/// `quit` or the end of the input took effect only when the minute was over. Now `stop`
+/// (or Enter) plays the best move so far at once, and `quit` or the end of the input
+/// end tammi at once. The bounds only catch the old wait, with room to spare.
+#[test]
+fn stop_quit_and_the_end_of_input_are_heard_while_the_engine_thinks() {
+    use std::time::Duration;
+    let patience = Duration::from_secs(15);
+    let mut live = Live::start();
+    live.send("level 60\ngo\n");
+    live.until("scores from", patience);
+    std::thread::sleep(Duration::from_millis(300));
+    live.send("stop\n");
+    live.until("tammi plays", patience);
+    live.send("go\n");
+    live.until("scores from", patience);
+    std::thread::sleep(Duration::from_millis(300));
+    live.send("\n");
+    live.until("tammi plays", patience);
+    live.send("go\n");
+    live.until("scores from", patience);
+    std::thread::sleep(Duration::from_millis(300));
+    live.send("quit\n");
+    assert!(live.exits_within(patience), "no exit after quit");
+
+    let mut live = Live::start();
+    live.send("level 60\ngo\n");
+    live.until("scores from", patience);
+    std::thread::sleep(Duration::from_millis(300));
+    drop(live.stdin.take());
+    assert!(
+        live.exits_within(patience),
+        "no exit at the end of the input"
+    );
+}
+
+/// Lines typed while the engine thinks (other than stop and quit) are handled after its
+/// move, in order, a `quit` after them too: piped input keeps its meaning.
+#[test]
+fn lines_sent_during_a_search_wait_for_it() {
+    let out = session("depth 4\ngo\nboard\ngame\nquit\n");
+    let played = out.find("tammi plays").expect("the engine played");
+    let listed = out.find("1. ").expect("the game listed");
+    assert!(played < listed, "{out}");
+}
+
+/// The help lists every variant of the variant table (it lacked italian, pool, czech,
+/// spanish and thai); `new` with more than one word is refused, not read as its first;
+/// a refused level says what stays.
+#[test]
+fn help_new_and_level_say_what_they_take() {
+    let out = session("help\nnew normal extra\nlevel 1e9\ndepth 0\nquit\n");
+    for v in tammi::rules::ALL_VARIANTS {
+        assert!(
+            out.contains(v.name()),
+            "{} missing from the help: {out}",
+            v.name()
+        );
+    }
+    assert!(out.contains("new takes at most one variant name"), "{out}");
+    // The one game of the session: the refused `new` started none.
+    assert_eq!(out.matches("international draughts").count(), 1, "{out}");
+    assert!(out.contains("the limit stays 2 seconds a move"), "{out}");
+}

@@ -2,30 +2,52 @@
 //! moves typed in either notation, the engine playing or analysing, undo, new games in any
 //! variant, FEN in and out, and the game's move list in move pairs.
 
+use std::collections::VecDeque;
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
+use crossbeam_channel::{Receiver, select};
+
+use crate::hub::input::{InputEvent, spawn_reader};
 use crate::notation::{
     echo, format_hub_move, format_move, format_route, parse_move, parse_position, square_name,
     write_fen,
 };
-use crate::rules::{Bits, Board, Color, Notation, Variant};
+use crate::rules::{ALL_VARIANTS, Bits, Board, Color, Notation, Variant};
 use crate::search::engine::{Engine, Info};
 use crate::search::limits::Limits;
 use crate::with_board;
 
-const HELP: &str = "\
+/// The command list; the variants come from the variant table.
+fn help() -> String {
+    let mut variants = String::new();
+    let mut width = 0;
+    for name in ALL_VARIANTS.iter().map(|v| v.name()) {
+        if width + name.len() + 1 > 58 {
+            variants.push_str("\n                    ");
+            width = 0;
+        } else if width > 0 {
+            variants.push(' ');
+            width += 1;
+        }
+        variants.push_str(name);
+        width += name.len();
+    }
+    format!(
+        "\
 commands:
   <move>            play a move: 32-28, 28x19, c3-d4, e3:c5, cd4 ...
-  go                the engine plays a move (see level)
+  go                the engine plays a move (see level); stop or Enter makes it
+                    play at once, quit ends tammi
   analyze           analyse until you press Enter (or type stop; quit ends tammi)
   moves             list the legal moves
   undo              take back the last move
-  new [VARIANT]     a new game (english, international, russian, brazilian,
-                    canadian, turkish, killer, bt, losing, frisian, frysk)
+  new [VARIANT]     a new game; VARIANT is one of
+                    {variants}
   fen [FEN]         show the position as FEN, or set one
   level N | depth N | nodes N
                     engine limit: N seconds a move, or a depth, or nodes
+                    (default: {} seconds a move)
   notation numeric|letter
   egdb FILE|DIR     use an endgame database (tammi egdb build), or a directory
                     of them (its file of the variant played); egdb off
@@ -33,20 +55,63 @@ commands:
   board             show the board
   help, quit
 scores are from the view of the side to move: +0.15 men, \"win in 7 plies\" (a game
-end), \"database win\" (the endgame database's result)";
+end), \"database win\" (the endgame database's result)",
+        Limits::DEFAULT_MOVE_TIME.as_secs()
+    )
+}
 
-/// One line of input, read leniently: bytes that are not UTF-8 become U+FFFD (as the Hub
-/// reads them) instead of ending the session; `None` at the end of input. The flag says
-/// whether any byte was replaced.
-fn read_line(input: &mut dyn BufRead) -> std::io::Result<Option<(String, bool)>> {
-    let mut bytes = Vec::new();
-    if input.read_until(b'\n', &mut bytes)? == 0 {
-        return Ok(None);
+/// The text mode's input: lines read on their own thread (so that `stop` and `quit`
+/// are heard while the engine thinks), and the lines that came during a search and wait
+/// for it to end.
+struct Input {
+    events: Receiver<InputEvent>,
+    pending: VecDeque<InputEvent>,
+}
+
+impl Input {
+    fn new<R: BufRead + Send + 'static>(input: R) -> Input {
+        Input {
+            events: spawn_reader(input, MAX_LINE),
+            pending: VecDeque::new(),
+        }
     }
-    Ok(Some(match String::from_utf8(bytes) {
-        Ok(text) => (text, false),
-        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
-    }))
+
+    /// Whether the end of the input has been read (it may wait in `pending`).
+    fn closed(&self) -> bool {
+        self.pending.back() == Some(&InputEvent::Eof)
+    }
+
+    /// The next line (waiting for it); `None` at the end of the input.
+    fn next(&mut self, out: &mut dyn Write) -> std::io::Result<Option<String>> {
+        loop {
+            let event = match self.pending.pop_front() {
+                Some(e) => e,
+                None => self.events.recv().unwrap_or(InputEvent::Eof),
+            };
+            match event {
+                InputEvent::Eof => return Ok(None),
+                InputEvent::TooLong(max) => {
+                    writeln!(out, "error: a line longer than {max} bytes was ignored")?
+                }
+                InputEvent::Line(text, replaced) => {
+                    if replaced {
+                        writeln!(
+                            out,
+                            "note: the line holds bytes that are not UTF-8; they are read as \u{fffd}"
+                        )?;
+                    }
+                    return Ok(Some(text));
+                }
+            }
+        }
+    }
+}
+
+/// Longer lines are skipped (a FEN of the largest board is far below this).
+const MAX_LINE: usize = 1 << 16;
+
+fn is_quit(word: &str) -> bool {
+    matches!(word, "quit" | "exit" | "q")
 }
 
 /// What ends one variant's session.
@@ -55,9 +120,12 @@ enum Next {
     Quit,
 }
 
-pub fn run(input: &mut dyn BufRead, out: &mut dyn Write) -> anyhow::Result<i32> {
+/// Run the text mode on `input` until `quit` or the end of the input.
+pub fn run<R: BufRead + Send + 'static>(input: R, out: &mut dyn Write) -> anyhow::Result<i32> {
+    let mut input = Input::new(input);
+    let input = &mut input;
     let mut engine = Engine::default();
-    let mut limits = Limits::move_time(Duration::from_secs(2));
+    let mut limits = Limits::move_time(Limits::DEFAULT_MOVE_TIME);
     let mut next = (Variant::International, None);
     writeln!(
         out,
@@ -101,7 +169,7 @@ impl<P: Board> Game<P> {
 }
 
 fn session<P: Board>(
-    input: &mut dyn BufRead,
+    input: &mut Input,
     out: &mut dyn Write,
     engine: &mut Engine,
     limits: &mut Limits,
@@ -126,15 +194,9 @@ fn session<P: Board>(
     loop {
         write!(out, "> ")?;
         out.flush()?;
-        let Some((line, replaced)) = read_line(input)? else {
+        let Some(line) = input.next(out)? else {
             return Ok(Next::Quit);
         };
-        if replaced {
-            writeln!(
-                out,
-                "note: the line holds bytes that are not UTF-8; they are read as \u{fffd}"
-            )?;
-        }
         let words: Vec<&str> = line.split_whitespace().collect();
         let Some(&command) = words.first() else {
             continue;
@@ -144,7 +206,7 @@ fn session<P: Board>(
         let arg = words.get(1).copied();
         match lower.as_str() {
             "quit" | "exit" | "q" => return Ok(Next::Quit),
-            "help" | "?" => writeln!(out, "{HELP}")?,
+            "help" | "?" => writeln!(out, "{}", help())?,
             "board" | "d" => show(out, &game)?,
             "moves" => {
                 let pos = game.position();
@@ -163,6 +225,14 @@ fn session<P: Board>(
                 }
             }
             "new" => {
+                if words.len() > 2 {
+                    writeln!(
+                        out,
+                        "error: new takes at most one variant name, got '{}'",
+                        echo(line.trim())
+                    )?;
+                    continue;
+                }
                 let v = match arg {
                     Some(name) => match name.parse::<Variant>() {
                         Ok(v) => v,
@@ -199,7 +269,7 @@ fn session<P: Board>(
                     *limits = l;
                     writeln!(out, "ok")?;
                 }
-                Err(e) => writeln!(out, "error: {e}")?,
+                Err(e) => writeln!(out, "error: {e}; the limit stays {}", describe(limits))?,
             },
             "game" | "history" => writeln!(out, "{}", move_pairs(&game))?,
             "egdb" => {
@@ -257,21 +327,40 @@ fn session<P: Board>(
                         let _ = tx.send(d);
                     },
                 );
+                // Listen while the engine thinks: `stop` (or Enter) ends the search, and
+                // in analysis any line does; `quit` or the end of the input ends tammi at
+                // once. Other lines wait for the search to end, and so does a `quit`
+                // that comes after them (input piped in is handled in its order).
                 let mut quit = false;
-                if analyse {
-                    // Analysis runs until the next line (Enter, or "stop"); "quit" (or the
-                    // end of input) also ends tammi.
-                    let next = read_line(input).unwrap_or(None);
-                    quit = match &next {
-                        None => true,
-                        Some((l, _)) => matches!(
-                            l.trim().to_ascii_lowercase().as_str(),
-                            "quit" | "exit" | "q"
-                        ),
-                    };
-                    engine.stop();
-                }
-                let done = rx.recv()?;
+                let done = loop {
+                    if quit || input.closed() {
+                        break rx.recv()?;
+                    }
+                    select! {
+                        recv(rx) -> d => break d?,
+                        recv(input.events) -> event => {
+                            let event = event.unwrap_or(InputEvent::Eof);
+                            let word = match &event {
+                                InputEvent::Line(l, _) => Some(l.trim().to_ascii_lowercase()),
+                                InputEvent::Eof => Some("quit".into()),
+                                InputEvent::TooLong(_) => None,
+                            };
+                            match word {
+                                Some(w) if is_quit(&w) && input.pending.is_empty() => {
+                                    quit = true;
+                                    engine.stop();
+                                }
+                                Some(w) if w.is_empty() || w == "stop" => engine.stop(),
+                                _ => {
+                                    if analyse {
+                                        engine.stop();
+                                    }
+                                    input.pending.push_back(event);
+                                }
+                            }
+                        }
+                    }
+                };
                 engine.wait();
                 if quit {
                     if let Some(best) = &done.best_text {
@@ -297,6 +386,7 @@ fn session<P: Board>(
                     writeln!(out, "best {best}")?;
                 }
             }
+            // Nothing is running between searches.
             "stop" => {}
             _ => {
                 let pos = game.position();
@@ -334,6 +424,16 @@ fn play<P: Board>(
     match game.game.play(mv) {
         Ok(()) => show(out, game),
         Err(e) => writeln!(out, "error: {e}"),
+    }
+}
+
+/// The limit in force, as the text mode's commands set it.
+fn describe(limits: &Limits) -> String {
+    match (limits.depth, limits.nodes, limits.move_time) {
+        (Some(d), _, _) => format!("depth {d}"),
+        (_, Some(n), _) => format!("{n} nodes"),
+        (_, _, Some(t)) => format!("{} seconds a move", t.as_secs_f64()),
+        _ => limits.to_string(),
     }
 }
 

@@ -11,8 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crossbeam_channel::{Receiver, unbounded};
-
+use super::input::{InputEvent, spawn_reader};
 use super::line::parse_line;
 use super::message::{Command, GoMode, InfoFields, LevelLimit, ParamType, Reply};
 use crate::notation::echo;
@@ -116,60 +115,6 @@ fn send_error(out: &Out, message: &str) {
     send(out, &Reply::Error(message.to_string()));
 }
 
-enum Event {
-    Line(String),
-    TooLong(usize),
-    Eof,
-}
-
-/// Read lines on their own thread so that `ping` and `stop` are answered during a search.
-fn spawn_reader<R: BufRead + Send + 'static>(mut input: R) -> Receiver<Event> {
-    let (tx, rx) = unbounded();
-    std::thread::Builder::new()
-        .name("hub-input".into())
-        .spawn(move || {
-            let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                let mut long = false;
-                // Read in bounded pieces so a huge line cannot exhaust memory.
-                loop {
-                    let mut chunk = Vec::new();
-                    let n = std::io::Read::take(&mut input, 64 * 1024)
-                        .read_until(b'\n', &mut chunk)
-                        .unwrap_or(0);
-                    if n == 0 {
-                        if buf.is_empty() && !long {
-                            let _ = tx.send(Event::Eof);
-                            return;
-                        }
-                        break;
-                    }
-                    let ended = chunk.last() == Some(&b'\n');
-                    if buf.len() + chunk.len() > MAX_LINE {
-                        long = true;
-                        buf.clear();
-                    } else {
-                        buf.extend_from_slice(&chunk);
-                    }
-                    if ended {
-                        break;
-                    }
-                }
-                let event = if long {
-                    Event::TooLong(MAX_LINE)
-                } else {
-                    Event::Line(String::from_utf8_lossy(&buf).trim().to_string())
-                };
-                if tx.send(event).is_err() {
-                    return;
-                }
-            }
-        })
-        .expect("spawning the input thread");
-    rx
-}
-
 /// The protocol state between searches.
 struct Hub {
     out: Out,
@@ -195,7 +140,7 @@ struct Hub {
 /// Run the protocol until `quit` or end of input; returns the exit status.
 pub fn run<R: BufRead + Send + 'static>(input: R, output: Box<dyn Write + Send>) -> i32 {
     let out: Out = Arc::new(Mutex::new(output));
-    let events = spawn_reader(input);
+    let events = spawn_reader(input, MAX_LINE);
     let mut hub = Hub {
         out: Arc::clone(&out),
         engine: Engine::default(),
@@ -212,12 +157,12 @@ pub fn run<R: BufRead + Send + 'static>(input: R, output: Box<dyn Write + Send>)
     for event in events.iter() {
         let text = match event {
             // The GUI is gone: leave at once, whatever is running.
-            Event::Eof => return 0,
-            Event::TooLong(max) => {
+            InputEvent::Eof => return 0,
+            InputEvent::TooLong(max) => {
                 send_error(&out, &format!("line longer than {max} bytes ignored"));
                 continue;
             }
-            Event::Line(t) => t,
+            InputEvent::Line(t, _) => t.trim().to_string(),
         };
         if text.is_empty() {
             continue;
@@ -229,12 +174,15 @@ pub fn run<R: BufRead + Send + 'static>(input: R, output: Box<dyn Write + Send>)
                 continue;
             }
         };
-        let command = Command::from_line(&line).map_err(|e| {
-            if line.command == "pos" {
-                format!("{e} (the previous position is kept)")
-            } else {
-                e
-            }
+        // A refused line changes nothing; the error says what stays in force.
+        let command = Command::from_line(&line).map_err(|e| match line.command.as_str() {
+            "pos" => format!("{e} (the previous position is kept)"),
+            "level" => format!("{e}; {}", hub.limits_in_force()),
+            "set-param" => match line.get("name").and_then(|n| hub.param_value(n)) {
+                Some((n, v)) => format!("{e}; {n} stays '{}'", echo(&v)),
+                None => e,
+            },
+            _ => e,
         });
         if hub.searching.load(Ordering::Acquire) {
             match command {
@@ -282,7 +230,18 @@ impl Hub {
                 send(&out, &Reply::Ready);
                 Ok(())
             }
-            Command::SetParam { name, value } => self.set_param(&name, &value),
+            Command::SetParam { name, value } => {
+                self.set_param(&name, &value).map_err(|e| {
+                    // A refused value changes nothing: say what stays in force (a
+                    // refused variant is the exception, see `refused`).
+                    match self.param_value(&name) {
+                        Some((n, v)) if n != "variant" => {
+                            format!("{e}; {n} stays '{}'", echo(&v))
+                        }
+                        _ => e,
+                    }
+                })
+            }
             Command::Pos { pos, fen, moves } => self.set_position(pos, fen, moves),
             Command::Level(limits) => {
                 self.level(&limits);
@@ -318,11 +277,48 @@ impl Hub {
         })
     }
 
-    fn announce(&self) {
+    /// What `level` limits a `go` would use now, for an error that refused a `level`.
+    fn limits_in_force(&self) -> String {
+        if self.limits.is_unbounded() && !self.limits.infinite {
+            format!(
+                "the limits in force: none (go think plays in {} s, go analyze runs until stop)",
+                Limits::DEFAULT_MOVE_TIME.as_secs_f64()
+            )
+        } else {
+            format!("the limits in force: {}", self.limits)
+        }
+    }
+
+    /// A parameter's name as announced (aliases resolved) and its value in force;
+    /// `None` for a name that is no parameter.
+    fn param_value(&self, name: &str) -> Option<(&'static str, String)> {
         let o = self.engine.options();
-        let param = |name: &str, value: String, kind: ParamType| Reply::Param {
+        Some(match name {
+            "variant" => ("variant", self.variant.hub_name().into()),
+            "threads" => ("threads", o.threads.to_string()),
+            "hash" => ("hash", o.hash_mb.to_string()),
+            "tt-size" => ("tt-size", tt_size_of(o.hash_mb).to_string()),
+            "ponder" => ("ponder", self.ponder_allowed.to_string()),
+            "client" => ("client", self.client.name().into()),
+            "multipv" => ("multipv", o.multipv.to_string()),
+            "move-overhead" => ("move-overhead", o.move_overhead.as_millis().to_string()),
+            "egdb" => (
+                "egdb",
+                o.egdb
+                    .as_ref()
+                    .map_or(String::new(), |p| p.display().to_string()),
+            ),
+            "weights" => ("weights", self.weights.clone()),
+            "eval" => ("eval", crate::eval::selected_eval(self.variant).to_string()),
+            "network" => ("network", self.network.clone()),
+            _ => return None,
+        })
+    }
+
+    fn announce(&self) {
+        let param = |name: &str, kind: ParamType| Reply::Param {
             name: name.into(),
-            value: Some(value),
+            value: self.param_value(name).map(|(_, v)| v),
             kind: Some(kind),
         };
         let int = |min: usize, max: usize| ParamType::Int {
@@ -339,52 +335,18 @@ impl Hub {
                 ("country".into(), "FI".into()),
             ]),
             // Exactly the variants tammi plays.
-            param(
-                "variant",
-                self.variant.hub_name().into(),
-                enumeration(&hub_variants()),
-            ),
-            param(
-                "threads",
-                o.threads.to_string(),
-                int(1, EngineOptions::MAX_THREADS),
-            ),
-            param(
-                "hash",
-                o.hash_mb.to_string(),
-                int(1, EngineOptions::MAX_HASH_MB),
-            ),
-            param("tt-size", tt_size_of(o.hash_mb).to_string(), int(16, 32)),
-            param("ponder", self.ponder_allowed.to_string(), ParamType::Bool),
-            param(
-                "client",
-                self.client.name().into(),
-                enumeration(&["lidraughts", "pydraughts"]),
-            ),
-            param(
-                "multipv",
-                o.multipv.to_string(),
-                int(1, EngineOptions::MAX_MULTIPV),
-            ),
-            param(
-                "move-overhead",
-                o.move_overhead.as_millis().to_string(),
-                int(0, 10_000),
-            ),
-            param(
-                "egdb",
-                o.egdb
-                    .as_ref()
-                    .map_or(String::new(), |p| p.display().to_string()),
-                ParamType::String,
-            ),
-            param("weights", self.weights.clone(), ParamType::String),
-            param(
-                "eval",
-                crate::eval::selected_eval(self.variant).to_string(),
-                enumeration(&["patterns", "network"]),
-            ),
-            param("network", self.network.clone(), ParamType::String),
+            param("variant", enumeration(&hub_variants())),
+            param("threads", int(1, EngineOptions::MAX_THREADS)),
+            param("hash", int(1, EngineOptions::MAX_HASH_MB)),
+            param("tt-size", int(16, 32)),
+            param("ponder", ParamType::Bool),
+            param("client", enumeration(&["lidraughts", "pydraughts"])),
+            param("multipv", int(1, EngineOptions::MAX_MULTIPV)),
+            param("move-overhead", int(0, 10_000)),
+            param("egdb", ParamType::String),
+            param("weights", ParamType::String),
+            param("eval", enumeration(&["patterns", "network"])),
+            param("network", ParamType::String),
             Reply::Wait,
         ];
         for l in &lines {
@@ -594,10 +556,22 @@ impl Hub {
             send(&self.out, &no_move);
             return Ok(());
         }
+        if let Some(o) = self.engine.outcome() {
+            send_error(
+                &self.out,
+                &format!("the game is over ({o}): no move to give"),
+            );
+            send(&self.out, &no_move);
+            return Ok(());
+        }
         let mut limits = std::mem::take(&mut self.limits);
         match mode {
-            GoMode::Think => {}
-            GoMode::Ponder => limits.ponder = true,
+            // A move must come: with no limit set, in the default move time.
+            GoMode::Think => limits = limits.or_default_move_time(),
+            GoMode::Ponder => {
+                limits = limits.or_default_move_time();
+                limits.ponder = true
+            }
             GoMode::Analyze => {
                 if limits.is_unbounded() {
                     limits.infinite = true;

@@ -7,23 +7,22 @@
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Condvar, Mutex};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender};
 
-use crate::egdb::{Database, Unread, Wld};
+use crate::egdb::{Database, Wld};
 use crate::eval::{Evaluate, Evaluator};
 use crate::notation::{
     format_hub_move, format_move, parse_move, parse_position, write_fen, write_hub_position,
 };
-use crate::rules::{Bits, Board, Game, Move, Notation, Variant, outcome};
+use crate::rules::{Bits, Board, Game, Move, Notation, Outcome, Variant};
 use crate::with_board;
 
 use super::limits::{EngineOptions, Limits};
+use super::resources::{Change, ErrorCallback, Preparation, Prepared, Resources, egdb_change};
 use super::search::{
     Control, EGDB_EVAL_RANGE, EGDB_WIN, Iteration, MATE, MATE_BOUND, RootMove, SearchShared,
     Searcher, Tables, database_value,
@@ -167,6 +166,8 @@ trait AnyGame: Send + Sync {
     fn fen(&self) -> String;
     fn hub_position(&self) -> String;
     fn legal_moves(&self) -> Vec<String>;
+    /// How the game has ended by the rules (its history included), if it has.
+    fn outcome(&self) -> Option<Outcome>;
     /// Run a search to its end on the calling thread (a pool thread, whose tables are
     /// `slot`) with the help of the pool's `helpers`, then call `on_done`.
     fn run(self: Arc<Self>, job: Job, slot: &mut Slot, helpers: &[Sender<Task>]);
@@ -190,6 +191,11 @@ impl<P: Evaluate> GameState<P> {
             let at = |e: &dyn std::fmt::Display| {
                 format!("move {} of {} ('{text}'): {e}", i + 1, moves.len())
             };
+            // A move after the end of the game (a win, or a draw by the rules: a
+            // repetition, a draw counter) is no move of this game.
+            if let Some(o) = game.outcome() {
+                return Err(at(&format!("the game was already over ({o})")));
+            }
             let mv = parse_move(game.position(), text, &game.legal_moves()).map_err(|e| at(&e))?;
             game.play(&mv).map_err(|e| at(&e))?;
         }
@@ -320,6 +326,10 @@ impl<P: Evaluate> AnyGame for GameState<P> {
         legal.iter().map(format_hub_move::<P>).collect()
     }
 
+    fn outcome(&self) -> Option<Outcome> {
+        self.game.outcome()
+    }
+
     fn run(self: Arc<Self>, mut job: Job, slot: &mut Slot, helpers: &[Sender<Task>]) {
         let notation = job
             .options
@@ -327,8 +337,9 @@ impl<P: Evaluate> AnyGame for GameState<P> {
             .unwrap_or(P::VARIANT.default_notation());
         let mut legal = Vec::new();
         self.pos.generate(&mut legal);
-        if legal.is_empty() || outcome(&self.pos, true).is_some() {
-            // The game is over: there is no move to give.
+        if self.game.outcome().is_some() {
+            // The game is over (by the rules, its history included): there is no move
+            // to give.
             hold_until_released(&job.control, &job.limits);
             let done = Done {
                 time: job.control.start.elapsed(),
@@ -592,101 +603,11 @@ fn spawn_pool_thread(name: &str, stack: Option<usize>) -> Option<Sender<Task>> {
     Some(tx)
 }
 
-/// The transposition table and the endgame database, with the option values they
-/// were made for.
-struct Resources {
-    tt: Arc<TranspositionTable>,
-    hash_mb: usize,
-    egdb: Option<Arc<Database>>,
-    /// The `egdb` option in force: a database file, or a directory of them.
-    egdb_path: Option<PathBuf>,
-}
-
-impl Resources {
-    /// A stand-in while the real ones are with a preparation thread: one bucket, and
-    /// no search ever uses it (a search waits for the preparation).
-    fn placeholder() -> Resources {
-        Resources {
-            tt: Arc::new(TranspositionTable::new(0)),
-            hash_mb: 0,
-            egdb: None,
-            egdb_path: None,
-        }
-    }
-}
-
-/// The resources once a preparation is over, and its error (the change that failed
-/// left them as they were).
-type Prepared = (Resources, Option<String>);
-type ErrorCallback = Box<dyn FnOnce(String) + Send>;
-
-/// What a preparation changes.
-enum Change {
-    /// A new table of this many MB.
-    Resize(usize),
-    /// Make the `egdb` option this value (a file, a directory or none), with the
-    /// database opened here loaded (or none: unload the one in memory).
-    Egdb(Option<PathBuf>, Option<Unread>),
-    /// Clear the table (a new game).
-    Clear,
-}
-
-impl Change {
-    fn apply(self, r: &mut Resources) -> Result<(), String> {
-        match self {
-            Change::Resize(mb) => {
-                // Free the old table before allocating the new one (the memory bound).
-                r.tt = Arc::new(TranspositionTable::new(0));
-                match TranspositionTable::try_new(mb) {
-                    Ok(tt) => {
-                        r.tt = Arc::new(tt);
-                        r.hash_mb = mb;
-                    }
-                    Err(e) => {
-                        // Keep a table of the old size so the engine goes on working.
-                        r.tt = Arc::new(TranspositionTable::new(r.hash_mb));
-                        return Err(e);
-                    }
-                }
-            }
-            Change::Egdb(option, unread) => {
-                r.egdb = match unread {
-                    None => None,
-                    // The old database stays until the new one is read.
-                    Some(unread) => Some(Arc::new(unread.read().map_err(|e| format!("{e:#}"))?)),
-                };
-                r.egdb_path = option;
-            }
-            Change::Clear => r.tt.clear(),
-        }
-        Ok(())
-    }
-}
-
-/// The database at `path` with its header checked (the tables not read yet); the
-/// error says what is wrong with the file.
-fn open_egdb(path: &Path) -> Result<Unread, String> {
-    Database::open(path).map_err(|e| format!("{e:#}"))
-}
-
-/// The change that makes `option` the `egdb` option for positions of `variant`: its
-/// file (or, for a directory, its file for `variant`) opened, the header checked.
-fn egdb_change(option: Option<&Path>, variant: Variant) -> Result<Change, String> {
-    let Some(path) = option else {
-        return Ok(Change::Egdb(None, None));
-    };
-    let unread = match crate::egdb::locate(path, variant).map_err(|e| format!("{e:#}"))? {
-        None => None,
-        Some(file) => Some(open_egdb(&file)?),
-    };
-    Ok(Change::Egdb(Some(path.to_path_buf()), unread))
-}
-
-/// A search in progress; at its end its thread sends back the resources of a
-/// preparation it waited for (or the panic that ended it).
+/// A search in progress; at its end its thread sends back the panic that ended it, if
+/// one did.
 struct Running {
     control: Arc<Control>,
-    done: Receiver<Result<Option<Prepared>, Panic>>,
+    done: Receiver<Result<(), Panic>>,
 }
 
 /// The engine: options, the transposition table, the current position, and at most one
@@ -697,17 +618,17 @@ struct Running {
 ///
 /// Allocating and clearing a large table and reading a database take seconds, so
 /// [`Engine::set_options_in_background`] and [`Engine::new_game`] leave them to a
-/// preparation thread and return at once; a search started meanwhile waits for the
-/// preparation before it searches (on its own thread: the caller is not blocked, and
-/// the search's clock runs from `go`).
+/// preparation thread and return at once (see [`super::resources`]). A search started
+/// meanwhile waits for the preparation on its own thread, for at most
+/// [`preparation_wait`] of its clock, then searches with the resources in place.
 pub struct Engine {
     /// As last set: the hash size and database being prepared count as set (they fall
     /// back to the old values if the preparation fails).
     options: EngineOptions,
-    /// In use, or a placeholder while `preparing` has them.
+    /// In use until a preparation's are collected.
     resources: Resources,
-    /// The preparation thread, if one is at work or not yet collected.
-    preparing: Option<JoinHandle<Prepared>>,
+    /// The latest preparation, if one is at work or not yet collected.
+    preparing: Option<Arc<Preparation>>,
     /// The variant the `egdb` option's database was chosen for (a directory holds
     /// one for each variant; see [`Engine::follow_variant`]).
     egdb_variant: Variant,
@@ -735,9 +656,12 @@ impl Default for Engine {
     }
 }
 
-/// Collect a preparation thread's result (a panic there is a bug: report it).
-fn join_preparation(h: JoinHandle<Prepared>) -> Prepared {
-    h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+/// How long a search waits for a preparation at work before it searches with the
+/// resources in place: on a clock, a twentieth of the time allotted and at most 20 ms
+/// (a large table is not worth a game lost on time); otherwise (depth, nodes, analysis
+/// until `stop`) until it is done, so that such searches give the same tree every time.
+fn preparation_wait(budget: Option<&time::Budget>) -> Option<Duration> {
+    budget.map(|b| (b.hard / 20).min(Duration::from_millis(20)))
 }
 
 impl Engine {
@@ -748,12 +672,7 @@ impl Engine {
             GameState::<crate::rules::Position<crate::rules::International>>::new("start", &[])
                 .expect("the start position is valid"),
         );
-        let mut resources = Resources {
-            tt: Arc::new(TranspositionTable::try_new(options.hash_mb)?),
-            hash_mb: options.hash_mb,
-            egdb: None,
-            egdb_path: None,
-        };
+        let mut resources = Resources::new(options.hash_mb)?;
         egdb_change(options.egdb.as_deref(), game.variant())?.apply(&mut resources)?;
         Ok(Engine {
             resources,
@@ -776,9 +695,9 @@ impl Engine {
     /// If the preparation thread is done, put its resources to use (so that `options`
     /// shows the old value of a change that failed). Never waits.
     pub fn collect_preparation(&mut self) {
-        if self.preparing.as_ref().is_some_and(|h| h.is_finished()) {
-            let h = self.preparing.take().expect("checked");
-            self.install(join_preparation(h));
+        if self.preparing.as_ref().is_some_and(|p| p.is_done()) {
+            let p = self.preparing.take().expect("checked");
+            self.install(p.take_when_done());
         }
     }
 
@@ -812,8 +731,6 @@ impl Engine {
         on_error: Option<ErrorCallback>,
     ) -> Result<(), String> {
         options.validate()?;
-        // A search that waited for a preparation gives its resources back here; the
-        // changes are then made against the values in force.
         self.stop_and_wait();
         self.collect_preparation();
         // Threads are started here rather than at the next `go`, off the clock.
@@ -835,34 +752,18 @@ impl Engine {
     }
 
     /// Start a preparation thread that makes `changes` (after any preparation still at
-    /// work, in order).
+    /// work, in order); the engine searches with the resources it has meanwhile.
     fn prepare(&mut self, changes: Vec<Change>, on_error: Option<ErrorCallback>) {
+        if changes.iter().any(|c| matches!(c, Change::Resize(_))) {
+            self.resources.shrink_for_resize();
+        }
         let earlier = self.preparing.take();
-        // The resources are here, or with the earlier thread (which hands them on).
-        let ready = earlier
-            .is_none()
-            .then(|| std::mem::replace(&mut self.resources, Resources::placeholder()));
-        let handle = std::thread::Builder::new()
-            .name("tammi-prepare".into())
-            .spawn(move || {
-                let mut r = match (earlier, ready) {
-                    (Some(h), _) => join_preparation(h).0,
-                    (None, Some(r)) => r,
-                    (None, None) => unreachable!("resources are here or with the earlier thread"),
-                };
-                let mut error = None;
-                for change in changes {
-                    if let Err(e) = change.apply(&mut r) {
-                        error = Some(e);
-                    }
-                }
-                if let (Some(e), Some(report)) = (&error, on_error) {
-                    report(e.clone());
-                }
-                (r, error)
-            })
-            .expect("spawning the preparation thread");
-        self.preparing = Some(handle);
+        self.preparing = Some(Preparation::start(
+            self.resources.clone(),
+            earlier,
+            changes,
+            on_error,
+        ));
     }
 
     /// Put prepared resources to use; their option values are the true ones now.
@@ -877,9 +778,8 @@ impl Engine {
     /// error.
     fn settle(&mut self) -> Option<String> {
         self.stop_and_wait();
-        let h = self.preparing.take()?;
-        let prepared = join_preparation(h);
-        self.install(prepared)
+        let p = self.preparing.take()?;
+        self.install(p.take_when_done())
     }
 
     pub fn variant(&self) -> Variant {
@@ -939,6 +839,13 @@ impl Engine {
         self.game.legal_moves()
     }
 
+    /// How the game has ended by the rules, if it has: no legal move, breakthrough's
+    /// first king, or a draw by the history (repetition, a draw counter). A search of
+    /// such a position has no move to give.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.game.outcome()
+    }
+
     /// Start searching the current position; returns at once. `on_info` gets the progress
     /// after each iteration, `on_done` the result, exactly once, from the search thread.
     pub fn go(
@@ -949,9 +856,9 @@ impl Engine {
     ) {
         self.stop_and_wait();
         self.collect_preparation();
-        // A preparation still at work goes with the search, which waits for it and
-        // gives the resources back when it ends.
-        let preparing = self.preparing.take();
+        // A preparation still at work: the search waits a little for its resources
+        // (see `preparation_wait`); the engine collects them later.
+        let preparing = self.preparing.clone();
         self.pool.resize(self.options.threads);
         let control = Arc::new(Control::new(limits.ponder));
         let mut job = Job {
@@ -969,13 +876,16 @@ impl Engine {
         let (tx, done) = crossbeam_channel::bounded(1);
         let task: Task = Box::new(move |slot: &mut Slot| {
             let result = catch_unwind(AssertUnwindSafe(|| {
-                let prepared = preparing.map(join_preparation);
-                if let Some((r, _)) = &prepared {
-                    job.tt = Arc::clone(&r.tt);
-                    job.egdb = r.egdb.clone();
+                if let Some(p) = preparing {
+                    let budget = time::allocate(&job.limits, job.options.move_overhead);
+                    let control = Arc::clone(&job.control);
+                    let stopped = move || control.stop.load(Relaxed);
+                    if let Some(r) = p.wait(preparation_wait(budget.as_ref()), &stopped) {
+                        job.tt = r.tt;
+                        job.egdb = r.egdb;
+                    }
                 }
                 game.run(job, slot, &helpers);
-                prepared
             }));
             if result.is_err() {
                 // The tables may be half updated.
@@ -1028,11 +938,7 @@ impl Engine {
         if let Some(r) = self.running.take() {
             // A panic in the search thread is a bug; report it rather than hide it.
             match r.done.recv() {
-                Ok(Ok(Some(prepared))) => {
-                    // Its error, if any, went to the callback when it happened.
-                    self.install(prepared);
-                }
-                Ok(Ok(None)) => {}
+                Ok(Ok(())) => {}
                 Ok(Err(e)) => resume_unwind(e),
                 Err(_) => panic!("the search thread ended without an answer"),
             }

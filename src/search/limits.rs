@@ -27,6 +27,24 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// The move time of a search that must play a move but was given no limit (a GUI
+    /// that sent no `level`, or only refused ones): it plays in this time rather than
+    /// thinking until `stop`.
+    pub const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(2);
+
+    /// These limits, or the default move time if nothing but `stop` would end a search
+    /// that must play a move.
+    pub fn or_default_move_time(self) -> Self {
+        if self.is_unbounded() && !self.infinite {
+            Limits {
+                move_time: Some(Self::DEFAULT_MOVE_TIME),
+                ..self
+            }
+        } else {
+            self
+        }
+    }
+
     pub fn depth(d: u32) -> Self {
         Limits {
             depth: Some(d),
@@ -74,6 +92,40 @@ impl Limits {
                 && self.nodes.is_none()
                 && self.move_time.is_none()
                 && self.time.is_none())
+    }
+}
+
+impl std::fmt::Display for Limits {
+    /// The limits in the Hub `level` form (`depth=12 move-time=2.5`), or `none`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let secs = |d: Duration| format!("{}", d.as_secs_f64());
+        let mut parts = Vec::new();
+        if let Some(d) = self.depth {
+            parts.push(format!("depth={d}"));
+        }
+        if let Some(n) = self.nodes {
+            parts.push(format!("nodes={n}"));
+        }
+        if let Some(t) = self.move_time {
+            parts.push(format!("move-time={}", secs(t)));
+        }
+        if let Some(t) = self.time {
+            parts.push(format!("time={}", secs(t)));
+        }
+        if !self.increment.is_zero() {
+            parts.push(format!("inc={}", secs(self.increment)));
+        }
+        if let Some(m) = self.moves_to_go {
+            parts.push(format!("moves={m}"));
+        }
+        if self.infinite {
+            parts.push("infinite".into());
+        }
+        if parts.is_empty() {
+            write!(f, "none")
+        } else {
+            write!(f, "{}", parts.join(" "))
+        }
     }
 }
 

@@ -15,6 +15,7 @@ pub mod history;
 pub mod limits;
 pub mod ordering;
 pub mod proof;
+pub mod resources;
 #[allow(clippy::module_inception)]
 pub mod search;
 pub mod tactics;

@@ -1,0 +1,39 @@
+//! The integration tests, one crate: each file of `tests/` is a module here (by subject:
+//! rules, notation, protocols, search, databases, tools), sharing the helpers of `common`.
+//! One crate links the library once, where 31 crates linked it 31 times with fat LTO.
+//!
+//! Two files stay crates of their own (see `Cargo.toml`): they change the evaluation
+//! english plays with, which is process-wide state, and would change the searches of the
+//! tests running beside them here.
+
+mod common;
+
+mod analyze_cli;
+mod bad_input;
+mod dxp;
+mod egdb;
+mod eval_features;
+mod eval_tune;
+mod game_draws;
+mod hub;
+mod hub_resources;
+mod hub_weights;
+mod matches;
+mod network_fit;
+mod notation;
+mod pdn;
+mod perft;
+mod perft_8x8;
+mod rules_8x8;
+mod rules_capturing;
+mod rules_frisian;
+mod rules_game_end;
+mod rules_kings_promotion;
+mod search_bench;
+mod search_draws;
+mod search_engine;
+mod search_pool;
+mod search_time;
+mod search_tt;
+mod tchuka;
+mod text_mode;
