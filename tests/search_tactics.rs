@@ -85,7 +85,7 @@ fn tactics_are_solved_at_fixed_depth() {
     // default; at these depths it misses five of the file's kings-only wins (a win in
     // 13 plies that the patterns' rule for closing in finds at depth 18 is not found at
     // 24), while in games it plays those endings better than the patterns (-20 +- 16
-    // Elo for the patterns there over 800 games at 20,000 nodes, README): it is held to
+    // Elo for the patterns there over 800 games at 20,000 nodes, docs/results.md): it is held to
     // every shot that wins material, below.
     select_eval(Variant::English, EvalKind::Patterns).unwrap();
     let missed = missed_at_fixed_depth(&all, None);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The perft figures of the README's performance table, side by side with the peers.
+"""The perft figures of the README's speed table, side by side with the peers.
 
     perft.py [--tammi target/release/tammi] [--runs 3] [--scan "CMD {depth}"] [--kish]
 

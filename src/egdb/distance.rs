@@ -36,7 +36,7 @@
 //! of the file and found when probed by a two-ply search over the win/loss/draw probes:
 //! a winning conversion at once, or a move to where the other side has only conversions.
 //! The file holds the longer ones, which are what the draw rules are about; this keeps it
-//! a fraction of the size (english 5 pieces: see the README).
+//! a fraction of the size (english 5 pieces: see docs/results.md).
 //!
 //! Stored beside the database as `FILE.dtc` (see [`distance_path`]): a header (magic line,
 //! the variant's name in 16 bytes, the largest piece count, and the distance up to which

@@ -152,7 +152,7 @@ pub enum EvalKind {
 impl EvalKind {
     /// What `variant` plays with unless told otherwise: its built-in network where it
     /// has one (english: the network outscored the pattern tables at equal time, see
-    /// the README), else the pattern tables.
+    /// docs/results.md), else the pattern tables.
     pub fn default_for(variant: Variant) -> EvalKind {
         if embedded_network_text(variant).is_some() {
             EvalKind::Network
