@@ -15,8 +15,8 @@ use tammi::rules::{ALL_VARIANTS, Board, Notation, Variant};
 use tammi::with_board;
 
 /// The public PDN corpus lives outside the repository, so the tests over it are ignored by
-/// default; `.ci/run` runs them with `TAMMI_PDN_CORPUS=DIR cargo test --test pdn --
-/// --ignored`. Run that way without the corpus they fail: they never pass by skipping.
+/// default; `.ci/run` runs them with `TAMMI_PDN_CORPUS=DIR cargo test --test suite --
+/// --ignored pdn::`. Run that way without the corpus they fail: they never pass by skipping.
 fn corpus() -> PathBuf {
     let dir = std::env::var_os("TAMMI_PDN_CORPUS").unwrap_or_else(|| {
         panic!(

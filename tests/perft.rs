@@ -1,7 +1,7 @@
 //! Perft against the published counts in `tests/data/perft.tsv`.
 //!
 //! The `fast` rows run with `cargo test --release`; the `deep` ones are ignored by default:
-//! `cargo test --release --test perft -- --ignored` runs them (minutes, not seconds).
+//! `cargo test --release --test suite -- --ignored perft::` runs them (minutes, not seconds).
 
 use tammi::notation::parse_position;
 use tammi::perft::{perft, perft_threads};

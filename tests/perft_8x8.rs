@@ -3,7 +3,7 @@
 //! counts distinct moves (tammi's move lists), `keep` counts a capture once per route.
 //!
 //! The `fast` rows run with `cargo test`; the `deep` ones are ignored by default:
-//! `cargo test --release --test perft_8x8 -- --ignored` runs them (minutes).
+//! `cargo test --release --test suite -- --ignored perft_8x8::` runs them (minutes).
 
 use tammi::notation::parse_position;
 use tammi::perft::{perft_every_route, perft_threads};

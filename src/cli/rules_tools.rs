@@ -1,10 +1,11 @@
 //! `tammi perft` and `tammi moves`: the rules core on the command line.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+use crate::hub::input::{InputEvent, spawn_reader};
 use crate::notation::{echo, format_move, parse_position, square_name};
 use crate::perft::{divide, perft_threads};
 use crate::rules::{Bits, Board, Notation, Variant};
@@ -116,8 +117,16 @@ fn moves_cmd<P: Board>(a: &MovesArgs) -> Result<i32> {
         return Ok(0);
     }
     let mut failed = false;
-    for line in std::io::stdin().lock().lines() {
-        let line = line.context("reading standard input")?;
+    // Line by line, each answered at once (a tool may keep tammi as a coprocess); bytes
+    // that are not UTF-8 are read as U+FFFD (the position is then refused, the next line
+    // still read), and a line over 64 KB is refused without being held in memory.
+    let lines = spawn_reader(std::io::BufReader::new(std::io::stdin()), 1 << 16);
+    for event in lines {
+        let line = match event {
+            InputEvent::Eof => break,
+            InputEvent::Line(line, _) => line,
+            InputEvent::TooLong(max) => format!("(a line longer than {max} bytes)"),
+        };
         if line.trim().is_empty() {
             continue;
         }
@@ -137,6 +146,7 @@ fn moves_cmd<P: Board>(a: &MovesArgs) -> Result<i32> {
                 }
             }
         }
+        out.flush()?;
     }
     out.flush()?;
     Ok(if failed { 2 } else { 0 })

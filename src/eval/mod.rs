@@ -249,7 +249,8 @@ pub fn selected_eval(variant: Variant) -> EvalKind {
 /// Use `net` as `variant`'s network from now on in this process (`None`: the embedded
 /// one again). Only 32-square boards take a network.
 pub fn replace_network(variant: Variant, net: Option<Network>) -> Result<(), String> {
-    if variant.squares() != 32 {
+    // Back to the built-in network: nothing to do where there is none.
+    if net.is_some() && variant.squares() != 32 {
         return Err(format!(
             "a network evaluates 32-square boards, but {variant} has {}",
             variant.squares()

@@ -517,11 +517,12 @@ impl Hub {
         } else {
             text
         };
-        // Limits do not carry over from one search to the next (Scan resets them here).
-        self.limits = Limits::default();
         self.engine
             .set_position(self.variant, &text, &moves)
             .map_err(|e| format!("pos: {e} (the previous position is kept)"))?;
+        // Limits do not carry over from one search to the next (Scan resets them here);
+        // a refused `pos` changes nothing, the limits included.
+        self.limits = Limits::default();
         self.position = (text, moves);
         Ok(())
     }
