@@ -466,6 +466,7 @@ fn every_message_type_is_held_to_its_exact_length_and_fields() {
         "C hello".to_string(),
         "B012W".to_string(),
         "K0".to_string(),
+        "K2".to_string(),
     ];
     for m in &good {
         assert!(Message::decode(m).is_ok(), "{m}: {:?}", Message::decode(m));
@@ -501,6 +502,7 @@ fn every_message_type_is_held_to_its_exact_length_and_fields() {
         ("E0".into(), "GAMEEND is too short"),
         ("B012W0".into(), "BACKREQ is too long"),
         ("K00".into(), "BACKACC is too long"),
+        ("K3".into(), "code 3 is not one of 0 to 2"),
         ("C".into(), "CHAT without text"),
         (format!("C{}", "x".repeat(127)), "at most 127"),
         // Fields: squares 01-50, codes in range, digits only, W or Z.

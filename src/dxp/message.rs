@@ -332,7 +332,7 @@ impl Message {
             'K' => {
                 exact(1, "BACKACC")?;
                 Ok(Message::BackAccept {
-                    code: code(&body[0..1], "code", 1)?,
+                    code: code(&body[0..1], "code", 2)?,
                 })
             }
             other => Err(DxpError(format!("unknown message type '{other}'"))),
@@ -466,13 +466,13 @@ mod tests {
             "M000132280",
             "M0001992800",
             "M0001002800",
-            "M000132280101",
+            "M0001322801010",
             "M00013228020101",
             "M0001322821",
             "E000",
             "E41",
             "E02",
-            "K2",
+            "K3",
             "K00",
             "B012W ",
             "B012w",
