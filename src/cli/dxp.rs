@@ -1,10 +1,14 @@
 //! `tammi dxp`: play engine-against-engine games over TCP with the DamExchange protocol.
 
-use std::net::{TcpListener, TcpStream};
-use std::time::Duration;
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
+use crate::dxp::message::Message;
 use crate::dxp::session::{Connection, GameResult, Player, follow, initiate};
 use crate::notation::parse_position;
 use crate::rules::{International, Position};
@@ -14,6 +18,8 @@ use crate::search::limits::EngineOptions;
 #[derive(clap::Args, Debug)]
 pub struct DxpArgs {
     /// Listen for a connection on ADDR:PORT (the default; loopback unless told otherwise).
+    /// One connection is served at a time: another one meanwhile is refused with a CHAT
+    /// saying tammi is busy (if the first has not ended within 2 s), then closed.
     #[arg(long, value_name = "ADDR:PORT", conflicts_with = "connect")]
     pub listen: Option<String>,
     /// Connect to a DXP program listening on HOST:PORT.
@@ -46,6 +52,17 @@ pub struct DxpArgs {
     /// Hash table in MB.
     #[arg(long, default_value_t = 64)]
     pub hash: usize,
+    /// Close a connection that has no game under way this many seconds after it opens
+    /// (a follower waiting for a game request it accepts; an initiator waiting for the
+    /// answer to its request), with a CHAT saying why. 0 = no limit.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub handshake_timeout: f64,
+    /// End the game (GAMEEND, unfinished) and close the connection when the other side
+    /// sends nothing for this many seconds while tammi waits for it (its move, a GAMEEND
+    /// confirmation, the next game request). Keep it above the longest the opponent may
+    /// think on one move. 0 = no limit.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600.0)]
+    pub idle_timeout: f64,
     /// Serve one connection and exit (listening follower).
     #[arg(long)]
     pub once: bool,
@@ -55,6 +72,17 @@ pub struct DxpArgs {
 }
 
 pub fn run(a: &DxpArgs) -> Result<i32> {
+    let timeout = |s: f64, flag: &str| -> Result<Option<Duration>> {
+        if s == 0.0 {
+            Ok(None)
+        } else if s.is_finite() && s > 0.0 && s < 1e6 {
+            Ok(Some(Duration::from_secs_f64(s)))
+        } else {
+            bail!("{flag} must be a number of seconds from 0 (no limit) to 999999, got {s}")
+        }
+    };
+    let handshake_timeout = timeout(a.handshake_timeout, "--handshake-timeout")?;
+    let idle_timeout = timeout(a.idle_timeout, "--idle-timeout")?;
     let move_time = match a.move_time {
         Some(s) if s.is_finite() && s > 0.0 && s < 1e6 => Some(Duration::from_secs_f64(s)),
         Some(s) => bail!("--move-time must be a positive number of seconds, got {s}"),
@@ -82,11 +110,15 @@ pub fn run(a: &DxpArgs) -> Result<i32> {
     let quiet = a.quiet;
     let mut player = Player {
         name: format!("tammi {}", env!("CARGO_PKG_VERSION")),
-        engine,
+        engine: Box::new(engine),
         move_time,
         max_moves: a.max_moves,
+        handshake_timeout,
+        idle_timeout,
         log: Box::new(move |s| {
-            if !quiet {
+            if s.starts_with("error: ") {
+                eprintln!("{s}");
+            } else if !quiet {
                 println!("{s}");
             }
         }),
@@ -111,17 +143,39 @@ pub fn run(a: &DxpArgs) -> Result<i32> {
         if !quiet {
             println!("listening on {}", listener.local_addr()?);
         }
+        // One connection is served at a time. The listener runs on its own thread so
+        // that a second connection meanwhile is told that tammi is busy, rather than left
+        // waiting unanswered in the queue until the first one ends.
+        let busy = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = std::sync::mpsc::channel::<TcpStream>();
+        {
+            let busy = Arc::clone(&busy);
+            std::thread::spawn(move || {
+                for stream in listener.incoming() {
+                    let stream = match stream {
+                        Ok(s) => s,
+                        Err(e) => {
+                            // Out of file descriptors and the like: wait rather than spin.
+                            eprintln!("error: accepting a connection: {e}");
+                            std::thread::sleep(Duration::from_millis(100));
+                            continue;
+                        }
+                    };
+                    if !claim(&busy) {
+                        if !quiet {
+                            println!("connection from {} refused: busy", peer(&stream));
+                        }
+                        refuse_busy(stream);
+                    } else if tx.send(stream).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
         let mut results = Vec::new();
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { continue };
+        for stream in rx {
             if !quiet {
-                println!(
-                    "connection from {}",
-                    stream
-                        .peer_addr()
-                        .map(|a| a.to_string())
-                        .unwrap_or_default()
-                );
+                println!("connection from {}", peer(&stream));
             }
             // A broken connection ends only that session: listen for the next one.
             match play(stream, &mut player) {
@@ -129,7 +183,12 @@ pub fn run(a: &DxpArgs) -> Result<i32> {
                 Err(e) => eprintln!("error: {e:#}"),
             }
             if a.once || a.initiator {
+                // Still busy: a connection before the exit is refused, not dropped unread.
                 break;
+            }
+            busy.store(false, SeqCst);
+            if !quiet {
+                println!("waiting for the next connection");
             }
         }
         results
@@ -145,4 +204,55 @@ pub fn run(a: &DxpArgs) -> Result<i32> {
         );
     }
     Ok(0)
+}
+
+/// How long a new connection waits for the one being served to end before it is
+/// refused: a client that closes and at once reconnects is served, not refused because
+/// tammi has not yet seen the close.
+const BUSY_GRACE: Duration = Duration::from_secs(2);
+
+/// Take the one place to serve a connection, waiting up to [`BUSY_GRACE`] for it.
+fn claim(busy: &AtomicBool) -> bool {
+    let until = Instant::now() + BUSY_GRACE;
+    loop {
+        if busy.compare_exchange(false, true, SeqCst, SeqCst).is_ok() {
+            return true;
+        }
+        if Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn peer(stream: &TcpStream) -> String {
+    stream
+        .peer_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_default()
+}
+
+/// Tell a connection that tammi is busy with another, and close it. Its game request may
+/// already be on the way: what it sends is read and dropped for a moment, since closing
+/// a socket with unread data resets the connection and could lose the CHAT unread. Bounded
+/// (about a second at most) so the listener soon goes back to accepting.
+fn refuse_busy(mut stream: TcpStream) {
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+    let mut bytes = Message::Chat("tammi: busy with another connection; try again later".into())
+        .encode()
+        .into_bytes();
+    bytes.push(0);
+    if stream.write_all(&bytes).is_err() {
+        return;
+    }
+    let _ = stream.shutdown(Shutdown::Write);
+    let until = Instant::now() + Duration::from_secs(1);
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(200)));
+    let mut sink = [0u8; 512];
+    while Instant::now() < until {
+        match stream.read(&mut sink) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+    }
 }

@@ -17,12 +17,13 @@ impl DxpColor {
             DxpColor::Black => 'Z',
         }
     }
-    fn parse(c: char, field: &str) -> Result<Self, DxpError> {
+    fn parse(c: u8, field: &str) -> Result<Self, DxpError> {
         match c {
-            'W' | 'w' => Ok(DxpColor::White),
-            'Z' | 'z' | 'B' | 'b' => Ok(DxpColor::Black),
+            b'W' => Ok(DxpColor::White),
+            b'Z' => Ok(DxpColor::Black),
             other => Err(DxpError(format!(
-                "{field}: expected W or Z, found '{other}'"
+                "{field}: expected W or Z, found '{}'",
+                other as char
             ))),
         }
     }
@@ -175,10 +176,18 @@ impl Message {
         }
     }
 
-    /// Parse one message (without its NUL).
+    /// Parse one message (without its NUL). Strict: every field has its exact width, every
+    /// number is zero-padded digits, every square is 1–50 and the message is exactly as
+    /// long as its type and fields say. A message one character too long or short is
+    /// refused rather than guessed at, so a garbled move is never played as another.
     pub fn decode(text: &str) -> Result<Message, DxpError> {
         if !text.is_ascii() {
             return Err(DxpError("message holds non-ASCII characters".into()));
+        }
+        if let Some(c) = text.bytes().find(|b| !(b' '..=b'~').contains(b)) {
+            return Err(DxpError(format!(
+                "message holds a control character (code {c}): only printable ASCII is allowed"
+            )));
         }
         let mut chars = text.chars();
         let kind = chars.next().ok_or_else(|| {
@@ -188,8 +197,27 @@ impl Message {
                     .into(),
             )
         })?;
+        if text.len() > MAX_LENGTH {
+            return Err(DxpError(format!(
+                "message is {} characters long: at most {MAX_LENGTH} allowed",
+                text.len()
+            )));
+        }
         let body = &text[1..];
-        let need = |len: usize, what: &str| -> Result<(), DxpError> {
+        let exact = |len: usize, what: &str| -> Result<(), DxpError> {
+            match body.len().cmp(&len) {
+                std::cmp::Ordering::Equal => Ok(()),
+                std::cmp::Ordering::Less => Err(DxpError(format!(
+                    "{what} is too short: {} characters after the type, {len} expected",
+                    body.len()
+                ))),
+                std::cmp::Ordering::Greater => Err(DxpError(format!(
+                    "{what} is too long: {} characters after the type, {len} expected",
+                    body.len()
+                ))),
+            }
+        };
+        let at_least = |len: usize, what: &str| -> Result<(), DxpError> {
             if body.len() < len {
                 Err(DxpError(format!(
                     "{what} is too short: {} characters after the type, at least {len} expected",
@@ -199,26 +227,22 @@ impl Message {
                 Ok(())
             }
         };
-        let num = |s: &str, field: &str| -> Result<u16, DxpError> {
-            s.trim_start()
-                .parse::<u16>()
-                .map_err(|_| DxpError(format!("{field} '{s}' is not a number")))
-        };
         match kind {
             'R' => {
-                need(42, "GAMEREQ")?;
-                let version = num(&body[0..2], "protocol version")? as u8;
+                at_least(42, "GAMEREQ")?;
+                let version = number(&body[0..2], "protocol version")? as u8;
                 let name = body[2..34].trim_end().to_string();
-                let follower_color =
-                    DxpColor::parse(body.as_bytes()[34] as char, "follower's colour")?;
-                let minutes = num(&body[35..38], "thinking time")?;
-                let moves = num(&body[38..41], "number of moves")?;
+                let follower_color = DxpColor::parse(body.as_bytes()[34], "follower's colour")?;
+                let minutes = number(&body[35..38], "thinking time")?;
+                let moves = number(&body[38..41], "number of moves")?;
                 let start = match body.as_bytes()[41] {
-                    b'A' => Start::Initial,
+                    b'A' => {
+                        exact(42, "GAMEREQ with start A")?;
+                        Start::Initial
+                    }
                     b'B' => {
-                        need(42 + 1 + 50, "GAMEREQ with a position")?;
-                        let to_move =
-                            DxpColor::parse(body.as_bytes()[42] as char, "colour to move")?;
+                        exact(42 + 1 + 50, "GAMEREQ with start B (a position)")?;
+                        let to_move = DxpColor::parse(body.as_bytes()[42], "colour to move")?;
                         let squares = body[43..93].to_string();
                         if let Some(bad) = squares.chars().find(|c| !"ewWzZ".contains(*c)) {
                             return Err(DxpError(format!(
@@ -244,23 +268,39 @@ impl Message {
                 })
             }
             'A' => {
-                need(33, "GAMEACC")?;
+                exact(33, "GAMEACC")?;
                 Ok(Message::GameAccept {
                     name: body[0..32].trim_end().to_string(),
-                    code: num(&body[32..33], "acceptance code")? as u8,
+                    code: code(&body[32..33], "acceptance code", REFUSE_ALL)?,
                 })
             }
             'M' => {
-                need(10, "MOVE")?;
-                let seconds = num(&body[0..4], "time")?;
-                let from = num(&body[4..6], "from square")? as u8;
-                let to = num(&body[6..8], "to square")? as u8;
-                let n = num(&body[8..10], "capture count")? as usize;
-                need(10 + 2 * n, "MOVE")?;
-                let mut captured = Vec::with_capacity(n);
+                at_least(10, "MOVE")?;
+                let seconds = number(&body[0..4], "time")?;
+                let from = square(&body[4..6], "from square")?;
+                let to = square(&body[6..8], "to square")?;
+                let n = number(&body[8..10], "capture count")? as usize;
+                if n > MAX_CAPTURES {
+                    return Err(DxpError(format!(
+                        "capture count {n} is more than the {MAX_CAPTURES} pieces a side has"
+                    )));
+                }
+                exact(
+                    10 + 2 * n,
+                    &format!(
+                        "MOVE with {n} captured piece{}",
+                        if n == 1 { "" } else { "s" }
+                    ),
+                )?;
+                let mut captured: Vec<u8> = Vec::with_capacity(n);
                 for i in 0..n {
                     let at = 10 + 2 * i;
-                    captured.push(num(&body[at..at + 2], "captured square")? as u8);
+                    let c = square(&body[at..at + 2], "captured square")?;
+                    // A square named twice would match a capture of fewer pieces.
+                    if captured.contains(&c) {
+                        return Err(DxpError(format!("captured square {c:02} named twice")));
+                    }
+                    captured.push(c);
                 }
                 Ok(Message::Move {
                     seconds,
@@ -270,29 +310,71 @@ impl Message {
                 })
             }
             'E' => {
-                need(2, "GAMEEND")?;
+                exact(2, "GAMEEND")?;
                 Ok(Message::GameEnd {
-                    reason: num(&body[0..1], "reason")? as u8,
-                    stop: num(&body[1..2], "stop code")? as u8,
+                    reason: code(&body[0..1], "reason", END_WIN)?,
+                    stop: code(&body[1..2], "stop code", 1)?,
                 })
             }
-            'C' => Ok(Message::Chat(body.to_string())),
+            'C' => {
+                if body.is_empty() {
+                    return Err(DxpError("CHAT without text".into()));
+                }
+                Ok(Message::Chat(body.to_string()))
+            }
             'B' => {
-                need(4, "BACKREQ")?;
+                exact(4, "BACKREQ")?;
                 Ok(Message::BackRequest {
-                    move_number: num(&body[0..3], "move number")?,
-                    to_move: DxpColor::parse(body.as_bytes()[3] as char, "colour to move")?,
+                    move_number: number(&body[0..3], "move number")?,
+                    to_move: DxpColor::parse(body.as_bytes()[3], "colour to move")?,
                 })
             }
             'K' => {
-                need(1, "BACKACC")?;
+                exact(1, "BACKACC")?;
                 Ok(Message::BackAccept {
-                    code: num(&body[0..1], "code")? as u8,
+                    code: code(&body[0..1], "code", 2)?,
                 })
             }
             other => Err(DxpError(format!("unknown message type '{other}'"))),
         }
     }
+}
+
+/// The protocol's longest message: 127 characters before the NUL.
+pub const MAX_LENGTH: usize = 127;
+
+/// A side has 20 pieces: no capture takes more.
+const MAX_CAPTURES: usize = 20;
+
+/// A zero-padded decimal field: digits only (no sign, no blanks).
+fn number(s: &str, field: &str) -> Result<u16, DxpError> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(DxpError(format!(
+            "{field} '{s}' is not a zero-padded number"
+        )));
+    }
+    // At most four digits: always fits.
+    Ok(s.parse().expect("digits"))
+}
+
+/// A one-digit code from 0 to `max`.
+fn code(s: &str, field: &str, max: u8) -> Result<u8, DxpError> {
+    let n = number(s, field)?;
+    if n > max as u16 {
+        return Err(DxpError(format!("{field} {n} is not one of 0 to {max}")));
+    }
+    Ok(n as u8)
+}
+
+/// A square of the 10x10 board, 01 to 50.
+fn square(s: &str, field: &str) -> Result<u8, DxpError> {
+    let n = number(s, field)?;
+    if !(1..=50).contains(&n) {
+        return Err(DxpError(format!(
+            "{field} {s} is out of range (squares are 01 to 50)"
+        )));
+    }
+    Ok(n as u8)
 }
 
 #[cfg(test)]
@@ -379,6 +461,25 @@ mod tests {
             "K",
             "Rzz",
             "é",
+            // One character too many or too few, out-of-range squares, bad codes.
+            "M0001322800x",
+            "M000132280",
+            "M0001992800",
+            "M0001002800",
+            "M0001322801010",
+            "M00013228020101",
+            "M0001322821",
+            "E000",
+            "E41",
+            "E02",
+            "K3",
+            "K00",
+            "B012W ",
+            "B012w",
+            "C",
+            "M 001322800",
+            "M+001322800",
+            "M0001322800\t",
         ] {
             assert!(Message::decode(bad).is_err(), "{bad}");
         }

@@ -2,10 +2,13 @@
 //!
 //! Messages are NUL-terminated. tammi checks every move it receives against the rules;
 //! a malformed message gets a CHAT naming the problem, an illegal move a CHAT and a
-//! GAMEEND; a dropped connection ends the game.
+//! GAMEEND; a dropped connection ends the game. A peer that starts no game within the
+//! handshake timeout, or falls silent for the idle timeout while tammi waits for it, is
+//! told so and disconnected, so that it cannot hold the connection forever.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, ErrorKind, Write};
 use std::net::TcpStream;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
 
 use super::message::{
@@ -21,8 +24,14 @@ use crate::search::limits::Limits;
 
 type Pos = Position<International>;
 
-/// Longest message accepted (the protocol's limit is 127 characters).
+/// Longest message read whole (the protocol's limit is 127 characters: a longer one up
+/// to this size is read and refused by name; beyond it, skipped up to its NUL).
 const MAX_MESSAGE: usize = 1024;
+
+/// How long a send may block on a peer that reads nothing, before the connection is
+/// taken as lost. Messages are small: only a peer that stopped reading long ago fills
+/// the socket's buffers.
+const SEND_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// What a session prints for the person watching.
 pub type Log = Box<dyn FnMut(&str) + Send>;
@@ -37,11 +46,14 @@ pub enum Incoming {
     Message(Message),
     Malformed(String),
     Closed,
+    /// No whole message within the time given.
+    TimedOut,
 }
 
 impl Connection {
     pub fn new(stream: TcpStream) -> std::io::Result<Connection> {
         stream.set_nodelay(true)?;
+        stream.set_write_timeout(Some(SEND_TIMEOUT))?;
         Ok(Connection {
             reader: BufReader::new(stream.try_clone()?),
             writer: stream,
@@ -55,25 +67,64 @@ impl Connection {
         self.writer.flush()
     }
 
+    /// The next message, however long it takes.
     pub fn receive(&mut self) -> Incoming {
+        self.receive_within(None)
+    }
+
+    /// The next message, if it arrives whole within `within` (`None`: no limit). The
+    /// limit is on the whole message, not on each read, so a peer trickling bytes without
+    /// ever ending a message cannot stretch it.
+    pub fn receive_within(&mut self, within: Option<Duration>) -> Incoming {
+        let deadline = within.map(|d| Instant::now() + d);
         let mut buf = Vec::new();
-        match (&mut self.reader)
-            .take(MAX_MESSAGE as u64)
-            .read_until(0, &mut buf)
-        {
-            Ok(0) | Err(_) => return Incoming::Closed,
-            Ok(_) => {}
-        }
-        if buf.last() != Some(&0) {
-            if buf.len() >= MAX_MESSAGE {
-                // Skip the rest of the overlong message.
-                let mut rest = Vec::new();
-                let _ = self.reader.read_until(0, &mut rest);
-                return Incoming::Malformed(format!("message longer than {MAX_MESSAGE} bytes"));
+        let mut overlong = false;
+        loop {
+            let timeout = match deadline {
+                None => None,
+                Some(d) => {
+                    let left = d.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Incoming::TimedOut;
+                    }
+                    Some(left)
+                }
+            };
+            if self.reader.get_ref().set_read_timeout(timeout).is_err() {
+                return Incoming::Closed;
             }
-            return Incoming::Closed; // the connection ended mid-message
+            let (used, ended) = match self.reader.fill_buf() {
+                // The end of the stream, maybe in the middle of a message.
+                Ok([]) => return Incoming::Closed,
+                Ok(chunk) => {
+                    let nul = chunk.iter().position(|&b| b == 0);
+                    let part = &chunk[..nul.unwrap_or(chunk.len())];
+                    if buf.len() + part.len() > MAX_MESSAGE {
+                        overlong = true;
+                        buf.clear();
+                    } else if !overlong {
+                        buf.extend_from_slice(part);
+                    }
+                    (nul.map_or(chunk.len(), |i| i + 1), nul.is_some())
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                // The socket's timer: the loop checks the deadline itself (a wake-up a
+                // little early waits out the rest).
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                    continue;
+                }
+                Err(_) => return Incoming::Closed,
+            };
+            self.reader.consume(used);
+            if ended {
+                break;
+            }
         }
-        buf.pop();
+        if overlong {
+            return Incoming::Malformed(format!(
+                "message longer than {MAX_MESSAGE} bytes (skipped)"
+            ));
+        }
         let text = String::from_utf8_lossy(&buf);
         // Some programs send a line end after the NUL: ignore blank leftovers.
         let text = text.trim_matches(|c: char| c == '\r' || c == '\n');
@@ -102,14 +153,45 @@ fn printable(s: &str) -> String {
         .collect()
 }
 
+/// What chooses tammi's moves: the search engine (tests put a stand-in here, to see
+/// what a session does when the engine fails).
+pub trait MoveSource: Send {
+    /// The next game has nothing to do with the previous ones.
+    fn new_game(&mut self);
+    /// The move to play in the game that started at `fen` (a PDN FEN) and went on with
+    /// `moves` (Hub form), within `limits`: a move in the Hub form, or what went wrong.
+    fn best_move(&mut self, fen: &str, moves: &[String], limits: Limits) -> Result<String, String>;
+}
+
+impl MoveSource for Engine {
+    fn new_game(&mut self) {
+        Engine::new_game(self);
+    }
+
+    fn best_move(&mut self, fen: &str, moves: &[String], limits: Limits) -> Result<String, String> {
+        self.set_position(Variant::International, fen, moves)?;
+        self.think(limits, |_| {})
+            .best
+            .ok_or_else(|| "the search found no move".to_string())
+    }
+}
+
 /// Settings of our side of a session.
 pub struct Player {
     pub name: String,
-    pub engine: Engine,
+    pub engine: Box<dyn MoveSource>,
     /// Local override: think this long per move whatever the game clock says.
     pub move_time: Option<Duration>,
     /// Adjudicate a draw after this many moves (each side).
     pub max_moves: u32,
+    /// A connection must have a game under way this long after it opens (a follower's
+    /// accepted GAMEREQ), and a game request must be answered within it (an initiator's
+    /// GAMEACC); `None`: no limit.
+    pub handshake_timeout: Option<Duration>,
+    /// The longest the other side may stay silent while tammi waits for it (its move,
+    /// a GAMEEND confirmation, the next game request); `None`: no limit.
+    pub idle_timeout: Option<Duration>,
+    /// Lines for the person watching; errors start with `error: `.
     pub log: Log,
 }
 
@@ -128,6 +210,24 @@ pub struct GameEnd {
     pub result: GameResult,
     pub stop: bool,
     pub closed: bool,
+    /// A game request that came in place of the GAMEEND confirmation: the other side
+    /// took the game as over and wants the next one, so it is answered, not dropped.
+    pub pending: Option<Message>,
+}
+
+/// A duration for a message to a person: `30 s`, `0.5 s`.
+fn seconds(d: Duration) -> String {
+    format!("{} s", d.as_secs_f64())
+}
+
+/// The wait allowed for the next message: what is left before `deadline` (if any), and
+/// at most `idle` (if any).
+fn wait_limit(deadline: Option<Instant>, idle: Option<Duration>) -> Option<Duration> {
+    let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+    match (left, idle) {
+        (Some(l), Some(i)) => Some(l.min(i)),
+        (l, i) => l.or(i),
+    }
 }
 
 /// A game in progress.
@@ -304,7 +404,25 @@ pub fn play_game(
             let mv = if legal.len() == 1 {
                 legal[0]
             } else {
-                think(player, &game, &legal)
+                match think(player, &game, &legal) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        // Never a move the engine did not choose: the game ends, unfinished.
+                        (player.log)(&format!("error: engine failure: {e}"));
+                        let _ = conn.send(&Message::Chat(format!(
+                            "tammi: engine failure ({e}): the game ends unfinished"
+                        )));
+                        let _ = conn.send(&Message::GameEnd {
+                            reason: END_NONE,
+                            stop: stop_code,
+                        });
+                        let end = await_confirmation(conn, player, stop_code);
+                        return GameEnd {
+                            result: GameResult::Unfinished,
+                            ..end
+                        };
+                    }
+                }
             };
             let spent = t.elapsed();
             game.used += spent;
@@ -314,6 +432,7 @@ pub fn play_game(
                     result: GameResult::Unfinished,
                     stop: true,
                     closed: true,
+                    pending: None,
                 };
             }
             game.game
@@ -321,13 +440,36 @@ pub fn play_game(
                 .expect("a legal move of a game not over");
             continue;
         }
-        match conn.receive() {
+        match conn.receive_within(player.idle_timeout) {
             Incoming::Closed => {
                 (player.log)("connection closed: the game ends unfinished");
                 return GameEnd {
                     result: GameResult::Unfinished,
                     stop: true,
                     closed: true,
+                    pending: None,
+                };
+            }
+            Incoming::TimedOut => {
+                // A silent peer would hold the connection, and the listener, forever.
+                let why = format!(
+                    "nothing received for {}",
+                    seconds(player.idle_timeout.unwrap_or_default())
+                );
+                (player.log)(&format!("{why}: the game ends unfinished"));
+                let _ = conn.send(&Message::Chat(format!(
+                    "tammi: {why}; the game ends and the connection closes"
+                )));
+                let _ = conn.send(&Message::GameEnd {
+                    reason: END_NONE,
+                    stop: 1,
+                });
+                conn.shutdown();
+                return GameEnd {
+                    result: GameResult::Unfinished,
+                    stop: true,
+                    closed: true,
+                    pending: None,
                 };
             }
             Incoming::Malformed(e) => {
@@ -380,6 +522,7 @@ pub fn play_game(
                     result,
                     stop: stop == 1,
                     closed: false,
+                    pending: None,
                 };
             }
             Incoming::Message(Message::Chat(text)) => (player.log)(&format!("chat: {text}")),
@@ -423,7 +566,9 @@ fn back_ply(game: &Game, number: u16, to_move: DxpColor) -> Option<usize> {
     (ply <= game.game.ply()).then_some(ply)
 }
 
-fn think(player: &mut Player, game: &Game, legal: &[Move<u64>]) -> Move<u64> {
+/// tammi's move: the engine's choice, checked against the legal moves. An engine that
+/// fails, panics or names no legal move is an error: no other move is put in its place.
+fn think(player: &mut Player, game: &Game, legal: &[Move<u64>]) -> Result<Move<u64>, String> {
     let moves: Vec<String> = game
         .game
         .moves()
@@ -431,53 +576,94 @@ fn think(player: &mut Player, game: &Game, legal: &[Move<u64>]) -> Move<u64> {
         .map(format_hub_move::<Pos>)
         .collect();
     let fen = write_fen(game.game.start(), crate::rules::Notation::Numeric);
-    if player
-        .engine
-        .set_position(Variant::International, &fen, &moves)
-        .is_ok()
-    {
-        let done = player.engine.think(game.limits(player), |_| {});
-        if let Some(best) = done.best {
-            let pos = game.position();
-            if let Ok(m) = crate::notation::parse_move(&pos, &best, legal) {
-                return m;
-            }
-        }
-    }
-    legal[0]
+    let limits = game.limits(player);
+    let engine = &mut player.engine;
+    let best = catch_unwind(AssertUnwindSafe(|| engine.best_move(&fen, &moves, limits)))
+        .unwrap_or_else(|_| Err("the engine panicked".into()))?;
+    crate::notation::parse_move(&game.position(), &best, legal).map_err(|e| {
+        format!(
+            "the engine's move '{}' is not played: {e}",
+            printable(&best)
+        )
+    })
 }
 
-/// After sending GAMEEND, wait for the other side's confirmation (chat is logged).
+/// After sending GAMEEND, wait for the other side's confirmation (chat is logged). A
+/// game request in its place is taken as the confirmation and handed back to be
+/// answered: a peer that skips the confirmation is not left without an answer.
 fn await_confirmation(conn: &mut Connection, player: &mut Player, stop_code: u8) -> GameEnd {
+    let over = |stop: bool, closed: bool, pending: Option<Message>| GameEnd {
+        result: GameResult::Unfinished,
+        stop,
+        closed,
+        pending,
+    };
     loop {
-        match conn.receive() {
+        match conn.receive_within(player.idle_timeout) {
             Incoming::Message(Message::GameEnd { stop, .. }) => {
-                return GameEnd {
-                    result: GameResult::Unfinished,
-                    stop: stop == 1 || stop_code == 1,
-                    closed: false,
-                };
+                return over(stop == 1 || stop_code == 1, false, None);
+            }
+            Incoming::Message(m @ Message::GameRequest { .. }) => {
+                (player.log)("a game request without the GAMEEND confirmation: taken as one");
+                return over(stop_code == 1, false, Some(m));
             }
             Incoming::Message(Message::Chat(t)) => (player.log)(&format!("chat: {t}")),
-            Incoming::Closed => {
-                return GameEnd {
-                    result: GameResult::Unfinished,
-                    stop: true,
-                    closed: true,
-                };
+            Incoming::Malformed(e) => {
+                (player.log)(&format!("malformed message: {e}"));
+                let _ = conn.send(&Message::Chat(format!("tammi: {e}")));
+            }
+            Incoming::Closed => return over(true, true, None),
+            Incoming::TimedOut => {
+                let why = format!(
+                    "no GAMEEND confirmation for {}",
+                    seconds(player.idle_timeout.unwrap_or_default())
+                );
+                (player.log)(&format!("{why}: closing the connection"));
+                let _ = conn.send(&Message::Chat(format!(
+                    "tammi: {why}; closing the connection"
+                )));
+                conn.shutdown();
+                return over(true, true, None);
             }
             // A move crossing our GAMEEND, or anything else: the game is over anyway.
-            _ => {}
+            Incoming::Message(_) => {}
         }
     }
 }
 
 /// Serve one connection as follower: answer game requests until stopped or closed.
 pub fn follow(conn: &mut Connection, player: &mut Player) {
+    // Until a game is under way the handshake timeout runs too: a peer that connects and
+    // starts nothing would otherwise hold the listener's one connection forever.
+    let mut handshake = player.handshake_timeout.map(|t| Instant::now() + t);
+    // A game request that arrived in place of a GAMEEND confirmation.
+    let mut pending: Option<Message> = None;
     loop {
-        match conn.receive() {
+        let incoming = match pending.take() {
+            Some(m) => Incoming::Message(m),
+            None => conn.receive_within(wait_limit(handshake, player.idle_timeout)),
+        };
+        match incoming {
             Incoming::Closed => return,
+            Incoming::TimedOut => {
+                let why = match (handshake, player.handshake_timeout) {
+                    (Some(d), Some(t)) if Instant::now() >= d => {
+                        format!("no game started within {} of connecting", seconds(t))
+                    }
+                    _ => format!(
+                        "nothing received for {}",
+                        seconds(player.idle_timeout.unwrap_or_default())
+                    ),
+                };
+                (player.log)(&format!("{why}: closing the connection"));
+                let _ = conn.send(&Message::Chat(format!(
+                    "tammi: {why}; closing the connection"
+                )));
+                conn.shutdown();
+                return;
+            }
             Incoming::Malformed(e) => {
+                (player.log)(&format!("malformed message: {e}"));
                 let _ = conn.send(&Message::Chat(format!("tammi: {e}")));
             }
             Incoming::Message(Message::GameRequest {
@@ -530,6 +716,7 @@ pub fn follow(conn: &mut Connection, player: &mut Player) {
                 {
                     return;
                 }
+                handshake = None;
                 player.engine.new_game();
                 let end = play_game(conn, player, ours, minutes, moves, start, false);
                 (player.log)(&format!("result for tammi: {:?}", end.result));
@@ -537,6 +724,7 @@ pub fn follow(conn: &mut Connection, player: &mut Player) {
                     conn.shutdown();
                     return;
                 }
+                pending = end.pending;
             }
             Incoming::Message(Message::Chat(t)) => (player.log)(&format!("chat: {t}")),
             Incoming::Message(Message::GameEnd { stop, .. }) => {
@@ -614,8 +802,11 @@ pub fn initiate(
         if conn.send(&req).is_err() {
             break;
         }
+        // The handshake timeout bounds the wait for the answer, so a follower that never
+        // answers cannot hold tammi forever.
+        let deadline = player.handshake_timeout.map(|t| Instant::now() + t);
         let accepted = loop {
-            match conn.receive() {
+            match conn.receive_within(wait_limit(deadline, player.idle_timeout)) {
                 Incoming::Message(Message::GameAccept { code, name }) => {
                     let why = match code {
                         ACCEPT => "",
@@ -629,7 +820,24 @@ pub fn initiate(
                 }
                 Incoming::Message(Message::Chat(t)) => (player.log)(&format!("chat: {t}")),
                 Incoming::Closed => break false,
-                _ => {}
+                Incoming::TimedOut => {
+                    let why = "no answer to the game request";
+                    (player.log)(&format!("{why}: closing the connection"));
+                    let _ = conn.send(&Message::Chat(format!(
+                        "tammi: {why}; closing the connection"
+                    )));
+                    break false;
+                }
+                Incoming::Malformed(e) => {
+                    (player.log)(&format!("malformed message: {e}"));
+                    let _ = conn.send(&Message::Chat(format!("tammi: {e}")));
+                }
+                Incoming::Message(other) => {
+                    let _ = conn.send(&Message::Chat(format!(
+                        "tammi: unexpected message while waiting for GAMEACC: {}",
+                        printable(&other.encode())
+                    )));
+                }
             }
         };
         if !accepted {
