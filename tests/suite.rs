@@ -2,9 +2,9 @@
 //! rules, notation, protocols, search, databases, tools), sharing the helpers of `common`.
 //! One crate links the library once, where 31 crates linked it 31 times with fat LTO.
 //!
-//! Two files stay crates of their own (see `Cargo.toml`): they change the evaluation
+//! Three files stay crates of their own (see `Cargo.toml`): two change the evaluation
 //! english plays with, which is process-wide state, and would change the searches of the
-//! tests running beside them here.
+//! tests running beside them here; one counts the search threads of its process.
 
 mod common;
 
@@ -32,7 +32,6 @@ mod rules_kings_promotion;
 mod search_bench;
 mod search_draws;
 mod search_engine;
-mod search_pool;
 mod search_time;
 mod search_tt;
 mod tchuka;

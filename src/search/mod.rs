@@ -3,6 +3,10 @@
 //!
 //! - [`engine`]: positions with their history (a [`crate::rules::Game`]), options, searches on their own threads,
 //!   answers through callbacks (what the Hub adapter and the command line call).
+//!   `run` is one search of a position of any variant (the board type erased there), with
+//!   its Lazy-SMP helpers and the vote among them; `threads` the pool they run on;
+//!   [`resources`] the table and database and their preparation off the clock; `score`
+//!   and `report` what a search tells its caller.
 //! - [`search`]: iterative deepening, PVS, quiescence, pruning (one thread).
 //! - [`tt`]: the lock-free transposition table shared by the threads.
 //! - [`ordering`], [`history`]: which move to try first.
@@ -15,10 +19,14 @@ pub mod history;
 pub mod limits;
 pub mod ordering;
 pub mod proof;
+mod report;
 pub mod resources;
+mod run;
+mod score;
 #[allow(clippy::module_inception)]
 pub mod search;
 pub mod tactics;
+mod threads;
 pub mod time;
 pub mod tt;
 

@@ -1,0 +1,44 @@
+//! What a search tells its caller: the progress after each iteration and the result.
+
+use std::time::Duration;
+
+use super::score::Score;
+
+/// Progress after each iteration (one per MultiPV line).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Info {
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+    /// 1 for the best line.
+    pub multipv: usize,
+    pub score: Score,
+    /// Nodes of all threads.
+    pub nodes: u64,
+    pub time: Duration,
+    /// Nodes per second.
+    pub nps: u64,
+    /// The principal variation in the Hub form (`32-28`, `28x19x23`).
+    pub pv_hub: Vec<String>,
+    /// The same in the variant's notation (or the one set in the options).
+    pub pv: Vec<String>,
+    /// Permille of the hash table written by this search.
+    pub hashfull: u32,
+}
+
+/// The end of a search: exactly one per `go`.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Done {
+    /// The move to play, Hub form; `None` when the game is over (no legal move).
+    pub best: Option<String>,
+    /// The expected reply, Hub form.
+    pub ponder: Option<String>,
+    /// `best` and `ponder` in the variant's notation.
+    pub best_text: Option<String>,
+    pub ponder_text: Option<String>,
+    pub score: Option<Score>,
+    /// Deepest completed iteration.
+    pub depth: u32,
+    pub nodes: u64,
+    pub time: Duration,
+}

@@ -1,0 +1,163 @@
+//! The search threads: a pool started once and kept from move to move, the gate the
+//! helpers of one search wait at, the crew that collects them (and their panics), and
+//! each thread's tables between searches.
+
+use std::any::Any;
+use std::sync::{Arc, Condvar, Mutex};
+
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::rules::Variant;
+
+use super::search::{RootMove, Tables};
+
+/// A helper's last completed iteration: its depth and best line.
+pub(super) type Published<B> = Mutex<Option<(i32, RootMove<B>)>>;
+
+/// A mutex's contents, even after a panic elsewhere (the data is plain values).
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Where helper threads wait for the main thread until it has handed out every task.
+#[derive(Default)]
+pub(super) struct Gate {
+    pub(super) open: Mutex<bool>,
+    pub(super) opened: std::sync::Condvar,
+}
+
+impl Gate {
+    pub(super) fn wait(&self) {
+        let mut open = lock(&self.open);
+        while !*open {
+            open = self.opened.wait(open).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    pub(super) fn open(&self) {
+        *lock(&self.open) = true;
+        self.opened.notify_all();
+    }
+}
+
+/// The helpers of one search still searching it, and the first panic among them.
+#[derive(Default)]
+pub(super) struct Crew {
+    pub(super) state: Mutex<(usize, Option<Panic>)>,
+    pub(super) idle: Condvar,
+}
+
+/// What a panicking thread left (to be raised again on the caller's thread).
+pub(super) type Panic = Box<dyn Any + Send>;
+
+impl Crew {
+    pub(super) fn enter(&self) {
+        lock(&self.state).0 += 1;
+    }
+
+    pub(super) fn leave(&self, panic: Option<Panic>) {
+        let mut st = lock(&self.state);
+        st.0 -= 1;
+        if st.1.is_none() {
+            st.1 = panic;
+        }
+        if st.0 == 0 {
+            self.idle.notify_all();
+        }
+    }
+
+    /// Wait until every helper has left; the first panic among them, if any.
+    pub(super) fn wait(&self) -> Option<Panic> {
+        let mut st = lock(&self.state);
+        while st.0 > 0 {
+            st = self.idle.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        st.1.take()
+    }
+}
+
+/// Work for a pool thread, given that thread's tables.
+pub(super) type Task = Box<dyn FnOnce(&mut Slot) + Send>;
+
+/// A pool thread's search tables (see [`Tables`]) between searches, with the game they
+/// were learnt in: the variant, and the engine's game number, which `new_game` advances.
+/// Tables of another game are dropped, and the search starts from new ones.
+#[derive(Default)]
+pub(super) struct Slot {
+    pub(super) owner: Option<(Variant, u64)>,
+    pub(super) tables: Option<Box<dyn Any + Send>>,
+}
+
+impl Slot {
+    pub(super) fn take<B: Copy + Default + Send + 'static>(
+        &mut self,
+        owner: (Variant, u64),
+    ) -> Tables<B> {
+        let kept = self.tables.take().filter(|_| self.owner == Some(owner));
+        match kept.map(|t| t.downcast::<Tables<B>>()) {
+            Some(Ok(t)) => *t,
+            _ => Tables::default(),
+        }
+    }
+
+    pub(super) fn put<B: Send + 'static>(&mut self, owner: (Variant, u64), tables: Tables<B>) {
+        self.owner = Some(owner);
+        self.tables = Some(Box::new(tables));
+    }
+}
+
+/// The search threads, started once and kept from move to move (starting them for every
+/// search cost a `go` a spawn per thread): the main one runs each search and answers, the
+/// helpers run the Lazy-SMP searches beside it. Each waits for its next task; a thread
+/// whose sender is dropped ends.
+#[derive(Default)]
+pub(super) struct Pool {
+    pub(super) main: Option<Sender<Task>>,
+    pub(super) helpers: Arc<Vec<Sender<Task>>>,
+}
+
+impl Pool {
+    /// Have `threads` threads in all: start the missing ones, let the extra ones end. A
+    /// helper that cannot be started (a system limit) is done without.
+    pub(super) fn resize(&mut self, threads: usize) {
+        if self.main.is_none() {
+            // The main search's recursion and move lists get a large stack.
+            self.main = Some(
+                spawn_pool_thread("tammi-search", Some(16 << 20))
+                    .expect("starting the search thread"),
+            );
+        }
+        let want = threads.max(1) - 1;
+        if self.helpers.len() == want {
+            return;
+        }
+        let mut helpers = self.helpers.as_ref().clone();
+        helpers.truncate(want);
+        while helpers.len() < want {
+            match spawn_pool_thread("tammi-helper", None) {
+                Some(t) => helpers.push(t),
+                None => break,
+            }
+        }
+        self.helpers = Arc::new(helpers);
+    }
+}
+
+/// Start a pool thread; `None` if the system refuses.
+pub(super) fn spawn_pool_thread(name: &str, stack: Option<usize>) -> Option<Sender<Task>> {
+    let (tx, rx): (Sender<Task>, Receiver<Task>) = crossbeam_channel::unbounded();
+    let mut builder = std::thread::Builder::new().name(name.into());
+    if let Some(size) = stack {
+        builder = builder.stack_size(size);
+    }
+    builder
+        .spawn(move || {
+            let mut slot = Slot::default();
+            for task in rx {
+                // Tasks catch their own panics and report them to the caller.
+                task(&mut slot);
+            }
+        })
+        .ok()?;
+    Some(tx)
+}
