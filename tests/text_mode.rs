@@ -110,7 +110,7 @@ fn database_results_read_as_database_win() {
         .save(&db)
         .unwrap();
     let out = session(&format!(
-        "new english\negdb {}\nfen W:WK18,K19:BK1,K23\ndepth 3\ngo\nquit\n",
+        "new english\negdb {}\nfen W:WK18,K19:BK1,K23\ndepth 3\ngo\ngame\nquit\n",
         db.display()
     ));
     std::fs::remove_dir_all(&dir).unwrap();

@@ -14,7 +14,7 @@ use crate::notation::{
     write_fen,
 };
 use crate::rules::{ALL_VARIANTS, Bits, Board, Color, Notation, Variant};
-use crate::search::engine::{Engine, Info};
+use crate::search::engine::{Done, Engine, Info};
 use crate::search::limits::Limits;
 use crate::with_board;
 
@@ -76,9 +76,54 @@ impl Input {
         }
     }
 
-    /// Whether the end of the input has been read (it may wait in `pending`).
-    fn closed(&self) -> bool {
-        self.pending.back() == Some(&InputEvent::Eof)
+    /// Listen while the engine thinks, until its result comes through `done`: `stop` (or
+    /// Enter) ends the search, and in analysis any line does; `quit` or the end of the
+    /// input ends tammi at once (the flag). Other lines wait for the search to end, and
+    /// so does a `quit` that comes after them (piped input is handled in its order).
+    /// Lines that were already waiting when the search began came after its command:
+    /// they act on it first.
+    fn listen(
+        &mut self,
+        engine: &Engine,
+        analyse: bool,
+        done: &Receiver<Done>,
+    ) -> (Option<Done>, bool) {
+        let mut early = std::mem::take(&mut self.pending);
+        let mut quit = false;
+        // Once the input has ended nothing more can come: only the result is awaited.
+        let mut ended = false;
+        loop {
+            let event = match early.pop_front() {
+                _ if quit => return (done.recv().ok(), true),
+                Some(e) => e,
+                None if ended => return (done.recv().ok(), false),
+                None => select! {
+                    recv(done) -> d => return (d.ok(), false),
+                    recv(self.events) -> e => e.unwrap_or(InputEvent::Eof),
+                },
+            };
+            let word = match &event {
+                InputEvent::Line(l, _) => Some(l.trim().to_ascii_lowercase()),
+                InputEvent::Eof => {
+                    ended = true;
+                    Some("quit".into())
+                }
+                InputEvent::TooLong(_) => None,
+            };
+            match word {
+                Some(w) if is_quit(&w) && self.pending.is_empty() => {
+                    quit = true;
+                    engine.stop();
+                }
+                Some(w) if w.is_empty() || w == "stop" => engine.stop(),
+                _ => {
+                    if analyse {
+                        engine.stop();
+                    }
+                    self.pending.push_back(event);
+                }
+            }
+        }
     }
 
     /// The next line (waiting for it); `None` at the end of the input.
@@ -327,40 +372,9 @@ fn session<P: Board>(
                         let _ = tx.send(d);
                     },
                 );
-                // Listen while the engine thinks: `stop` (or Enter) ends the search, and
-                // in analysis any line does; `quit` or the end of the input ends tammi at
-                // once. Other lines wait for the search to end, and so does a `quit`
-                // that comes after them (input piped in is handled in its order).
-                let mut quit = false;
-                let done = loop {
-                    if quit || input.closed() {
-                        break rx.recv()?;
-                    }
-                    select! {
-                        recv(rx) -> d => break d?,
-                        recv(input.events) -> event => {
-                            let event = event.unwrap_or(InputEvent::Eof);
-                            let word = match &event {
-                                InputEvent::Line(l, _) => Some(l.trim().to_ascii_lowercase()),
-                                InputEvent::Eof => Some("quit".into()),
-                                InputEvent::TooLong(_) => None,
-                            };
-                            match word {
-                                Some(w) if is_quit(&w) && input.pending.is_empty() => {
-                                    quit = true;
-                                    engine.stop();
-                                }
-                                Some(w) if w.is_empty() || w == "stop" => engine.stop(),
-                                _ => {
-                                    if analyse {
-                                        engine.stop();
-                                    }
-                                    input.pending.push_back(event);
-                                }
-                            }
-                        }
-                    }
-                };
+                let (done, quit) = input.listen(engine, analyse, &rx);
+                let done =
+                    done.ok_or_else(|| anyhow::anyhow!("the search ended without a result"))?;
                 engine.wait();
                 if quit {
                     if let Some(best) = &done.best_text {
