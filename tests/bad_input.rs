@@ -252,3 +252,31 @@ fn options_that_would_be_ignored_are_refused() {
         "{out}"
     );
 }
+
+/// `tammi moves` on standard input stopped at the first line that was not UTF-8
+/// ("stream did not contain valid UTF-8", found by .ci/fuzz): now that line is refused
+/// like any bad position and the lines after it are still answered.
+#[test]
+fn moves_reads_past_a_line_that_is_not_utf8() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
+        .args(["moves", "--json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"W:W31:B1\nW:W31\xff:B1\nW:W32:B1\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines[0].contains("\"move\":\"31-26\""), "{text}");
+    assert!(lines[1].contains("\"error\""), "{text}");
+    assert!(lines[2].contains("\"move\":\"32-27\""), "{text}");
+    assert_eq!(out.status.code(), Some(2));
+}

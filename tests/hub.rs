@@ -751,3 +751,25 @@ fn a_repetition_in_the_move_list_ends_the_game() {
     hub.send("go think");
     assert!(hub.until("done")[0].contains("the game is over"));
 }
+
+/// A `pos` refused by the position parser (an illegal move) cleared the limits set before
+/// it, so the next `go think` ran without them (found by .ci/fuzz). A refused line
+/// changes nothing: the depth set before it still limits the search.
+#[test]
+fn a_refused_pos_keeps_the_limits() {
+    let mut hub = Hub::ready();
+    hub.send("pos");
+    hub.send("level depth=1");
+    hub.send("pos fen=W:W31:B1 moves=31-22");
+    assert!(hub.last("error").contains("previous position is kept"));
+    hub.send("go think");
+    let lines = hub.until("done");
+    let depths: Vec<&str> = lines.iter().filter_map(|l| arg(l, "depth")).collect();
+    assert_eq!(depths, ["1"], "{lines:?}");
+    // An empty network means the built-in one, which a variant without one has not:
+    // nothing to do, no error.
+    hub.send("set-param name=network value=\"\"");
+    hub.send("ping");
+    let lines = hub.until("pong");
+    assert_eq!(lines, ["pong"], "{lines:?}");
+}

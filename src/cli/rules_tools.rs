@@ -119,13 +119,24 @@ fn moves_cmd<P: Board>(a: &MovesArgs) -> Result<i32> {
     let mut failed = false;
     // Line by line, each answered at once (a tool may keep tammi as a coprocess); bytes
     // that are not UTF-8 are read as U+FFFD (the position is then refused, the next line
-    // still read), and a line over 64 KB is refused without being held in memory.
-    let lines = spawn_reader(std::io::BufReader::new(std::io::stdin()), 1 << 16);
+    // still read), and a line over 8 MB is refused without being held in memory.
+    const MAX_LINE: usize = 1 << 23;
+    let lines = spawn_reader(std::io::BufReader::new(std::io::stdin()), MAX_LINE);
     for event in lines {
         let line = match event {
             InputEvent::Eof => break,
             InputEvent::Line(line, _) => line,
-            InputEvent::TooLong(max) => format!("(a line longer than {max} bytes)"),
+            InputEvent::TooLong(max) => {
+                failed = true;
+                let e = format!("a line longer than {max} bytes, skipped");
+                if a.json {
+                    writeln!(out, "{{\"fen\":null,\"error\":{}}}", json_string(&e))?;
+                } else {
+                    writeln!(out, "error: {e}")?;
+                }
+                out.flush()?;
+                continue;
+            }
         };
         if line.trim().is_empty() {
             continue;
