@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tammi's own fuzzer: the Hub, the text mode, DXP, FEN and PDN, seeded and bounded.
 
-    python3 .ci/fuzz/fuzz.py TAMMI_BINARY [--seed N] [--scale X] [--out DIR]
+    python3 .ci/fuzz/fuzz.py TAMMI_BINARY [--seed N] [--scale X] [--out DIR] [--only hub,text,dxp,fen,pdn]
 
 Standard library only. Exits 0 and prints `fuzz: OK` when nothing failed, else prints every
 failure (with the input that triggered it, and a transcript file to replay) and exits 1.
@@ -15,6 +15,7 @@ import os
 import queue
 import random
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -45,6 +46,8 @@ VARIANTS = [
     ("frysk", "frysk", 50, 40, "frysk"),
 ]
 HUB_NAMES = [v[0] for v in VARIANTS]
+# The surfaces, as --only names them.
+SURFACES = ["hub", "text", "dxp", "fen", "pdn"]
 CLI_OF = {v[0]: v[1] for v in VARIANTS}
 SQUARES_OF = {v[0]: v[2] for v in VARIANTS}
 GAMETYPE_OF = {v[0]: v[3] for v in VARIANTS}
@@ -160,6 +163,9 @@ HUB_COMMANDS = {
     "hub", "init", "set-param", "pos", "level", "go", "ping", "stop", "ponder-hit",
     "new-game", "quit",
 }
+# A bounded `go think` must give `done` within its limit + this many seconds: the slack
+# for a loaded machine (with 1 s, 3 searches in about 2,600 were late).
+LIMIT_SLACK = 2.0
 HUB_REPLIES = {"id", "param", "wait", "ready", "pong", "info", "done", "error"}
 
 # --------------------------------------------------------------------------------------
@@ -526,10 +532,10 @@ class Pool:
         self.fz = fz
         self.games = {v: [] for v in HUB_NAMES}
 
-    def build(self, games_per_variant):
+    def build(self, games_per_variant, variants=HUB_NAMES):
         rng = random.Random(f"{self.fz.seed}/pool")
         oracle = TextOracle(self.fz)
-        for v in HUB_NAMES:
+        for v in variants:
             games = []
             for g in range(games_per_variant):
                 # Mostly short games; one long one per variant reaches endings and draws.
@@ -1409,13 +1415,15 @@ class HubWorker:
             return
         self.check_move_text(move, ctx)
 
-    def await_done(self, t0, bound, ctx, stop_after=None, ping_at=None, extra_end=None):
-        """Read until `done`. With a bound, `done` is due within bound + 1 s of `go`; with
-        none, `stop` is sent `stop_after` seconds after `go` and `done` is due 1 s later.
+    def await_done(self, t0, bound, ctx, stop_after=None, ping_at=None, extra_end=None,
+                   slack=LIMIT_SLACK):
+        """Read until `done`. With a bound, `done` is due within bound + `slack` of `go`
+        (else a "limit" failure, and `stop` is sent); with none, `stop` is sent `stop_after`
+        seconds after `go`. After `stop`, `done` is due within 1 s (else a "hang").
         Returns (done line, error lines before it) or None."""
         errors = []
         stopped = None
-        due = t0 + (bound + 1.0 if bound is not None else stop_after)
+        due = t0 + (bound + slack if bound is not None else stop_after)
         while True:
             limit = due
             if ping_at is not None:
@@ -1434,7 +1442,7 @@ class HubWorker:
                                 if "(refused)" in ctx else "")
                         self.fail(
                             "limit",
-                            f"no done within the limit + 1 s ({bound:.3f} + 1 s) of {ctx}; "
+                            f"no done within the limit + {slack:g} s ({bound:.3f} + {slack:g} s) of {ctx}; "
                             f"`stop` sent{hint}",
                         )
                     continue
@@ -1500,6 +1508,7 @@ class HubWorker:
         k = rng.random()
         ping_at = None
         garbage_sent = None
+        stopped_early = False
         if k < 0.3:
             time.sleep(rng.uniform(0, 0.01))
             self.send("ping")
@@ -1516,7 +1525,10 @@ class HubWorker:
             time.sleep(rng.uniform(0, 0.01))
             self.send("stop")
             bound = 0.0
-        r = self.await_done(t0, bound, ctx, stop_after=1.0, ping_at=ping_at)
+            stopped_early = True
+        # `stop` sent at once: `done` is due within 1 s, as after any `stop`.
+        r = self.await_done(t0, bound, ctx, stop_after=1.0, ping_at=ping_at,
+                            slack=1.0 if stopped_early else LIMIT_SLACK)
         self.after_go()
         got = self.sync(ctx)
         if r is None:
@@ -1738,6 +1750,28 @@ def check_finished_game(fz):
                 )
             elif not has_moves and move:
                 fz.fail("hub", "illegal move", f"{done} in a position with no legal move: {pos}", proc=p, inputs=lines)
+            else:
+                # That `go` used up the limits, as every `go` does: a refused level says
+                # which are in force. (Kept, they add to the next level: after a variant
+                # switch, which sets a position without `pos`, `level infinite` kept so
+                # made a later `go think` search until stop.)
+                p.send("level nodes=0\n")
+                fz.count("hub lines")
+                lines.append("level nodes=0")
+                t1 = now()
+                err = None
+                while now() < t1 + 2.0:
+                    x = p.line(t1 + 2.0 - now())
+                    if x is None or x is EOF:
+                        break
+                    if x.startswith("error"):
+                        err = x
+                        break
+                if err is None or "limits in force: none" not in err:
+                    fz.fail("hub", "limits kept",
+                            f"after `go think` in the finished game {pos} (variant {variant}), the "
+                            f"limits are not used up: `level nodes=0` answered {shown(err) if err else 'nothing'}",
+                            proc=p, inputs=lines)
         p.send("quit\n")
         p.close_input()
         p.wait(3)
@@ -2247,9 +2281,111 @@ def dxp_name(s):
     return (s + " " * 32)[:32]
 
 
-def dxp_move_msg(frm, to, caps, secs=0):
-    caps = sorted(caps)
+def dxp_move_msg(frm, to, caps, secs=0, sort=True):
+    caps = sorted(caps) if sort else list(caps)
     return f"M{secs:04d}{frm:02d}{to:02d}{len(caps):02d}" + "".join(f"{c:02d}" for c in caps)
+
+
+class DxpMalformed(Exception):
+    pass
+
+
+def dxp_decode(text):
+    """What tammi makes of one frame (the text between two NULs), by the rules of
+    protocol.md ("Robustness"): (type letter, fields) for a well-formed message, or
+    DxpMalformed naming the problem (tammi answers a CHAT and ignores the message).
+    Fields: M (from, to, captured list), R (version, follower colour, start), A code,
+    E (reason, stop), C text, B (number, colour), K code."""
+
+    def bad(why):
+        raise DxpMalformed(why)
+
+    if len(text) > 1024:
+        bad("over 1,024 bytes (skipped)")
+    # A line end after the NUL (the start of the next frame) is ignored; tammi trims
+    # line ends at both ends.
+    text = text.strip("\r\n")
+    if not text:
+        bad("an empty message")
+    if any(not (" " <= c <= "~") for c in text):
+        bad("not printable ASCII")
+    if len(text) > 127:
+        bad("over 127 characters")
+    t, body = text[0], text[1:]
+
+    def num(s, lo=0, hi=None):
+        if not s or any(c not in "0123456789" for c in s):
+            bad(f"{s!r} is not a zero-padded number")
+        n = int(s)
+        if n < lo or (hi is not None and n > hi):
+            bad(f"{s} is out of range ({lo} to {hi})")
+        return n
+
+    def length(n):
+        if len(body) != n:
+            bad(f"{len(body)} characters after the type, {n} expected")
+
+    def colour(c):
+        if c not in "WZ":
+            bad(f"colour {c!r} (W or Z expected)")
+        return c
+
+    if t == "R":
+        if len(body) < 42:
+            bad("GAMEREQ too short")
+        version = num(body[0:2])
+        follower = colour(body[34])
+        num(body[35:38])
+        num(body[38:41])
+        start = body[41]
+        if start == "A":
+            length(42)
+        elif start == "B":
+            length(93)
+            colour(body[42])
+            if any(c not in "ewWzZ" for c in body[43:]):
+                bad("a square not e, w, W, z or Z")
+        else:
+            bad(f"start {start!r} (A or B expected)")
+        return "R", (version, follower, start)
+    if t == "A":
+        length(33)
+        return "A", num(body[32:33], 0, 3)
+    if t == "M":
+        if len(body) < 10:
+            bad("MOVE too short")
+        num(body[0:4])
+        frm = num(body[4:6], 1, 50)
+        to = num(body[6:8], 1, 50)
+        n = num(body[8:10], 0, 20)
+        length(10 + 2 * n)
+        caps = [num(body[10 + 2 * i : 12 + 2 * i], 1, 50) for i in range(n)]
+        if len(set(caps)) != n:
+            bad("a captured square named twice")
+        return "M", (frm, to, caps)
+    if t == "E":
+        length(2)
+        return "E", (num(body[0], 0, 3), num(body[1], 0, 1))
+    if t == "C":
+        if not body:
+            bad("CHAT without text")
+        return "C", body
+    if t == "B":
+        length(4)
+        return "B", (num(body[0:3]), colour(body[3]))
+    if t == "K":
+        length(1)
+        return "K", num(body, 0, 2)
+    bad(f"unknown type {t!r}")
+
+
+def dxp_malformed(text):
+    """Why tammi must take `text` as malformed, or None if it is well-formed."""
+    try:
+        dxp_decode(text)
+        return None
+    except DxpMalformed as e:
+        return str(e)
 
 
 class DxpDone(Exception):
@@ -2272,6 +2408,7 @@ class DxpConn:
             data += b"\x00"
         self.sent.append(data)
         self.w.messages += 1
+        self.w.chats = []
         self.fz.count("dxp messages")
         try:
             self.sock.sendall(data)
@@ -2308,66 +2445,107 @@ class DxpConn:
 
 
 class DxpWorker:
-    """A follower `tammi dxp --listen` and this script as the initiator."""
+    """A follower `tammi dxp --listen` and this script as the initiator. Every message
+    the script sends is judged by `dxp_decode` as tammi must judge it: a malformed one
+    gets a CHAT and is ignored (the game goes on), a well-formed one its answer."""
 
     MOVE_TIME = 0.02
+    # A message tammi answers must be answered within this (its move: MOVE_TIME more).
+    ANSWER = 2.0
 
-    def __init__(self, fz, pool, message_target):
+    def __init__(self, fz, pool, message_target, timeout=3.0):
         self.fz = fz
         self.pool = pool
         self.rng = random.Random(f"{fz.seed}/dxp")
         self.message_target = message_target
+        # --handshake-timeout and --idle-timeout of the tammi dxp of the timeout checks.
+        self.timeout = timeout
         self.messages = 0
         self.proc = None
         self.port = None
         self.conn = None
+        # CHATs passed over since the last message sent, while another answer was awaited.
+        self.chats = []
 
-    def start(self):
+    @staticmethod
+    def free_port():
         s = socket.socket()
         s.bind(("127.0.0.1", 0))
-        self.port = s.getsockname()[1]
+        port = s.getsockname()[1]
         s.close()
-        self.proc = Proc(self.fz, [self.fz.binary, "dxp", "--listen", f"127.0.0.1:{self.port}",
-                                   "--move-time", str(self.MOVE_TIME), "--hash", "16"], "dxp")
-        self.fz.count("dxp processes")
+        return port
 
-    def connect(self):
+    def spawn(self, port, *extra):
+        self.fz.count("dxp processes")
+        return Proc(self.fz, [self.fz.binary, "dxp", "--listen", f"127.0.0.1:{port}",
+                              "--move-time", str(self.MOVE_TIME), "--hash", "16", *extra], "dxp")
+
+    def start(self):
+        self.port = self.free_port()
+        self.proc = self.spawn(self.port)
+
+    def connect(self, port=None, proc=None):
+        port = port or self.port
+        proc = proc or self.proc
         deadline = now() + 5.0
         while True:
             try:
-                return DxpConn(self, self.port)
+                return DxpConn(self, port)
             except OSError:
-                if now() > deadline or self.proc.p.poll() is not None:
+                if now() > deadline or proc.p.poll() is not None:
                     raise
                 time.sleep(0.05)
 
-    def fail(self, kind, detail):
+    def fail(self, kind, detail, proc=None):
         raw = b"".join(self.conn.sent) if self.conn else None
         inputs = [m.rstrip(b"\x00") for m in (self.conn.sent[-12:] if self.conn else [])]
+        if self.chats:
+            detail += f" (CHATs from tammi meanwhile: {'; '.join(shown(c, 120) for c in self.chats[-3:])})"
+        if proc is not None:
+            detail += f"; command: {' '.join(proc.argv)}"
         self.fz.fail("dxp", kind, detail, proc=None, inputs=inputs, raw=raw)
 
-    def check_alive(self, ctx):
-        rc = self.proc.p.poll()
+    def check_alive(self, ctx, proc=None):
+        proc = proc or self.proc
+        rc = proc.p.poll()
         if rc is not None:
-            problem = self.proc.exit_problem(rc)
+            problem = proc.exit_problem(rc)
             kind, detail = problem if problem else ("exit", f"tammi dxp exited with status {rc}")
             self.fail(kind, f"{detail} ({ctx})")
-            self.proc.kill()
-            self.start()
+            if proc is self.proc:
+                self.proc.kill()
+                self.start()
             raise DxpDone()
 
-    def expect(self, ctx, timeout=2.0):
-        """The next message from tammi within `timeout`, or a failure."""
-        m = self.conn.recv(timeout)
-        if m is None:
-            self.check_alive(ctx)
-            self.fail("silent", f"no answer within {timeout:.1f} s to {ctx}")
-            raise DxpDone()
-        if m is EOF:
-            self.check_alive(ctx)
-            self.fail("closed", f"tammi closed the connection after {ctx}")
-            raise DxpDone()
-        return m
+    def expect(self, ctx, timeout=None, want=None):
+        """The next message from tammi within `timeout`, or a failure. With `want` (type
+        letters), CHATs before it are passed over (tammi explains some answers with a
+        CHAT first: a bad position, an illegal move) and kept for the failure's detail;
+        a message of another type is returned for the caller to judge."""
+        timeout = self.ANSWER if timeout is None else timeout
+        deadline = now() + timeout
+        while True:
+            m = self.conn.recv(max(0.0, deadline - now()))
+            if m is None:
+                self.check_alive(ctx)
+                self.fail("silent", f"no answer within {timeout:.1f} s to {ctx}")
+                raise DxpDone()
+            if m is EOF:
+                self.check_alive(ctx)
+                self.fail("closed", f"tammi closed the connection after {ctx}")
+                raise DxpDone()
+            if want and m.startswith("C") and "C" not in want:
+                self.chats.append(m)
+                continue
+            return m
+
+    def expect_chat(self, ctx):
+        """The CHAT answering a malformed message: the first message to come."""
+        m = self.expect(ctx)
+        if not m.startswith("C"):
+            self.fail("answer", f"{ctx} answered {shown(m)} (a CHAT expected)")
+            return False
+        return True
 
     # ----- the game model
 
@@ -2425,44 +2603,79 @@ class DxpWorker:
         self.fz.count("dxp connections")
         # Before any game: garbage and messages out of place.
         for _ in range(rng.randint(0, 4)):
-            self.idle_message()
+            if not self.idle_message():
+                return
         for _ in range(rng.randint(1, 3)):
             if not self.game():
                 return
             for _ in range(rng.randint(0, 2)):
-                self.idle_message()
+                if not self.idle_message():
+                    return
+
+    def chat_text(self):
+        """A CHAT's text: 1 to 126 printable characters, or (one time in five) an empty
+        or over-long one, which is malformed."""
+        rng = self.rng
+        k = rng.randrange(10)
+        if k == 0:
+            return ""
+        if k == 1:
+            return "x" * rng.choice([127, 128, 200])
+        if k == 2:
+            return "y" * 126
+        return "".join(chr(rng.randint(32, 126)) for _ in range(rng.randint(1, 60)))
+
+    def send_chat(self, ctx):
+        """A CHAT: nothing comes back, unless it is malformed."""
+        msg = "C" + self.chat_text()
+        self.conn.send(msg)
+        self.fz.count("dxp chats")
+        why = dxp_malformed(msg)
+        if why is not None:
+            return self.expect_chat(f"the malformed CHAT {shown(msg, 60)} ({why}) {ctx}")
+        return True
 
     def idle_message(self):
-        """One message outside a game, and its answer."""
+        """One message outside a game, and its answer; False when the connection is over."""
         rng = self.rng
         k = rng.randrange(8)
         if k == 0:
-            self.conn.send("C" + "hello " * rng.randint(0, 5))
-            return
+            self.send_chat("outside a game")
+            return True
         if k == 1:
-            self.conn.send(dxp_move_msg(32, 28, []))
-            m = self.expect("a MOVE outside a game")
+            msg = rng.choice([dxp_move_msg(32, 28, []), "K0", "K2", f"A{dxp_name('x')}0"])
+            self.conn.send(msg)
+            m = self.expect(f"{shown(msg)} outside a game")
             if not m.startswith("C"):
-                self.fail("answer", f"a MOVE outside a game answered {shown(m)} (a CHAT expected)")
-            return
+                self.fail("answer", f"{shown(msg)} outside a game answered {shown(m)} (a CHAT expected)")
+            return True
         if k == 2:
             self.conn.send(f"B{rng.randint(0, 999):03d}{rng.choice('WZ')}")
-            m = self.expect("a BACKREQ outside a game")
+            m = self.expect("a BACKREQ outside a game", want="K")
             if m != "K1":
                 self.fail("answer", f"a BACKREQ outside a game answered {shown(m)} (K1 expected)")
-            return
+            return True
         if k == 3:
-            self.conn.send("E00")
-            m = self.expect("a GAMEEND outside a game")
-            if not m.startswith("E"):
-                self.fail("answer", f"a GAMEEND outside a game answered {shown(m)}")
-            return
+            stop = rng.random() < 0.1
+            msg = f"E{rng.randint(0, 3)}{1 if stop else 0}"
+            self.conn.send(msg)
+            m = self.expect(f"the GAMEEND {msg} outside a game", want="E")
+            if not re.fullmatch(r"E[0-3]" + ("1" if stop else "0"), m):
+                self.fail("answer", f"the GAMEEND {msg} outside a game answered {shown(m)} "
+                          f"(a GAMEEND with stop code {1 if stop else 0} expected)")
+            if stop:
+                m = self.conn.recv(self.ANSWER)
+                if m is not EOF:
+                    self.fail("answer", f"after its confirmation of {msg} outside a game, tammi "
+                              f"kept the connection ({shown(m) if m else 'open'})")
+                return False
+            return True
         if k == 4:
             self.conn.send(f"R02{dxp_name('fuzz')}Z000000A")
-            m = self.expect("a GAMEREQ of version 02")
+            m = self.expect("a GAMEREQ of version 02", want="A")
             if not m.startswith("A") or not m.endswith("1"):
                 self.fail("answer", f"a GAMEREQ of version 02 answered {shown(m)} (GAMEACC code 1 expected)")
-            return
+            return True
         if k == 5:
             # A well-formed request with a position tammi refuses (a man on its crowning row).
             squares = ["e"] * 50
@@ -2477,29 +2690,36 @@ class DxpWorker:
             m = self.expect("a GAMEREQ with a bad position")
             if not m.startswith("C"):
                 self.fail("answer", f"a GAMEREQ with a bad position answered {shown(m)} (a CHAT expected)")
-            m = self.expect("a GAMEREQ with a bad position (the GAMEACC after the CHAT)")
+            m = self.expect("a GAMEREQ with a bad position (the GAMEACC after the CHAT)", want="A")
             if not (m.startswith("A") and m.endswith("2")):
                 self.fail("answer", f"a GAMEREQ with a bad position answered {shown(m)} (GAMEACC code 2 expected)")
-            return
+            return True
         self.malformed()
+        return True
 
+    # Each is malformed by protocol.md's rules (dxp_decode checks them all).
     MALFORMED = [
         "", "M00", "M00003228", "M0000322801", "M000a322800", "M0000ab2800", "M00003228x1",
-        "E", "Ex1", "E1", "B12", "B00xW", "Bab1W", "B001Q", "K", "Kx", "A" + "x" * 10, "Ax",
+        "M0001322800x", "M000132280", "M 001322800", "M+001322800", "M0000002800", "M0000510100",
+        "M0000329900", "M0000521800", "M000046160155", "M00004616020202", "M0000461621" + "01" * 21,
+        "E", "Ex1", "E1", "E000", "E41", "E02", "B12", "B00xW", "Bab1W", "B001Q", "B012w", "B012W ",
+        "K", "Kx", "K3", "K00", "A" + "x" * 10, "Ax", "A" + " " * 32 + "4", "A" + " " * 32 + "00",
         "R01short", "R0x" + "x" * 32 + "W000000A", "R01" + " " * 32 + "X000000A",
-        "R01" + " " * 32 + "W000000C", "R01" + " " * 32 + "Wabc000A",
-        "R01" + " " * 32 + "W000000BW" + "e" * 49, "Xjunk", "r01", "m0000322800", "e00", "\r\n",
+        "R01" + " " * 32 + "W000000C", "R01" + " " * 32 + "Wabc000A", "R01" + " " * 32 + "W000000Ax",
+        "R01" + " " * 32 + "W000000BW" + "e" * 49, "R01" + " " * 32 + "W000000BQ" + "e" * 50,
+        "R01" + " " * 32 + "W000000BW" + "e" * 49 + "x", "C", "C" + "x" * 127,
+        "Xjunk", "r01", "m0000322800", "e00", "\r\n", "E00\t", "C\x01hi",
     ]
 
     def malformed(self):
-        """A malformed message: a CHAT names the problem."""
+        """A malformed message: a CHAT names the problem, and nothing else comes."""
         rng = self.rng
         k = rng.randrange(10)
         if k < 7:
             msg = rng.choice(self.MALFORMED)
         elif k == 7:
             msg = garbage(rng, long_ok=False).replace(b"\x00", b"").decode("latin-1")
-            if not msg or msg[0] in "RAMECBK":
+            if dxp_malformed(msg) is None:
                 msg = "Y" + msg
         elif k == 8:
             msg = "".join(chr(rng.randint(0x80, 0xFF)) for _ in range(rng.randint(1, 30)))
@@ -2507,8 +2727,6 @@ class DxpWorker:
             msg = rng.choice("QMRC") * rng.choice([200, 1100, 2000])
             if msg[0] != "Q":
                 msg = msg[:1] + "x" * (len(msg) - 1)
-            if len(msg) < 1024 and msg[0] in "MRC":
-                msg = "Q" + msg[1:]
         if rng.random() < 0.15:
             # A frame without its NUL runs into the next one: one malformed message.
             # (Each pair is too short for its type, or of no type.)
@@ -2519,16 +2737,64 @@ class DxpWorker:
             msg = head + msg
         else:
             self.conn.send(msg)
-        ctx = f"the malformed message {shown(msg, 80)}"
-        m = self.expect(ctx)
-        if not m.startswith("C"):
-            self.fail("answer", f"{ctx} answered {shown(m)} (a CHAT expected)")
+        why = dxp_malformed(msg)
+        if why is None:
+            raise AssertionError(f"the script's malformed message {msg!r} is well-formed")
+        self.fz.count("dxp malformed messages")
+        return self.expect_chat(f"the malformed message {shown(msg, 80)} ({why})")
 
-    def drain_to_gameend(self, ctx):
+    def illegal_move(self, legal):
+        """A well-formed MOVE that is not legal here."""
+        rng = self.rng
+        keys = {x.key() for x in legal}
         while True:
-            m = self.expect(ctx)
-            if m.startswith("E"):
-                return m
+            frm, to = rng.randint(1, 50), rng.randint(1, 50)
+            caps = rng.sample(range(1, 51), rng.choice([0, 0, 1, 2]))
+            if rng.random() < 0.3:
+                mv = rng.choice(legal)
+                frm, to = mv.frm, mv.to
+                caps = sorted(mv.caps)[1:] if mv.caps else [rng.randint(1, 50)]
+            if (frm, to, frozenset(caps)) not in keys:
+                return dxp_move_msg(frm, to, caps, rng.randint(0, 30), sort=rng.random() < 0.5)
+
+    def malformed_move(self, legal):
+        """A MOVE that is malformed: a square out of range, a captured square named
+        twice, more than 20 captures, a length that does not match the count, a field
+        that is not a zero-padded number. Often a legal move garbled."""
+        rng = self.rng
+        mv = rng.choice(legal)
+        caps = sorted(mv.caps)
+        out = rng.choice([0, 51, 52, 55, 60, 99])
+        k = rng.randrange(8)
+        if k == 0:
+            msg = dxp_move_msg(out, mv.to, caps)
+        elif k == 1:
+            msg = dxp_move_msg(mv.frm, out, caps)
+        elif k == 2:
+            c = caps + [out]
+            rng.shuffle(c)
+            msg = dxp_move_msg(mv.frm, mv.to, c, sort=False)
+        elif k == 3:
+            c = caps + [caps[0] if caps else rng.randint(1, 50)] * (1 if caps else 2)
+            rng.shuffle(c)
+            msg = dxp_move_msg(mv.frm, mv.to, c, sort=False)
+        elif k == 4:
+            n = rng.randint(21, 99)
+            msg = f"M0000{mv.frm:02d}{mv.to:02d}{n:02d}" + "".join(
+                f"{s:02d}" for s in rng.sample(range(1, 51), min(n, 50)))
+        elif k == 5:
+            good = dxp_move_msg(mv.frm, mv.to, caps)
+            msg = rng.choice([good + rng.choice(["0", "01", "x", " "]), good[:-1],
+                              good[:9] + f"{len(caps) + 1:02d}" + good[11:]])
+        elif k == 6:
+            good = dxp_move_msg(mv.frm, mv.to, caps)
+            i = rng.randrange(1, len(good))
+            msg = good[:i] + rng.choice(" +-ax.") + good[i + 1:]
+        else:
+            msg = rng.choice(["M0000521800", "M000046160155", "M0000000000", "M9999505000"])
+        if dxp_malformed(msg) is None:
+            msg = "M0000521800"
+        return msg
 
     def game(self):
         """Play one game; False when the connection is over."""
@@ -2548,7 +2814,7 @@ class DxpWorker:
             req = f"R01{dxp_name('fuzz')}{tammi_colour}{rng.randint(0, 10):03d}{rng.randint(0, 50):03d}A"
             from_start = True
         self.conn.send(req)
-        m = self.expect("a GAMEREQ")
+        m = self.expect("a GAMEREQ", want="A")
         if not m.startswith("A") or not m.endswith("0"):
             self.fail("answer", f"the GAMEREQ {shown(req)} answered {shown(m)} (GAMEACC 0 expected)")
             return False
@@ -2558,18 +2824,25 @@ class DxpWorker:
         ply0_white = side_white
         tammi_white = not ours_white
         max_plies = rng.randint(4, 80)
+        # After a malformed message the game goes on: the next is a legal move, which
+        # tammi must answer.
+        force_legal = False
         while True:
             ply = len(hist) - 1
             white_to_move = ply0_white if ply % 2 == 0 else not ply0_white
             fen, legal = hist[-1]
             if not legal:
                 # The side to move has no move: tammi sends GAMEEND.
-                m = self.expect("a position with no legal move")
+                m = self.expect("a position with no legal move", want="E")
                 return self.tammi_ended(m, "a position with no legal move")
             if white_to_move == tammi_white:
-                m = self.expect(f"tammi's turn in {fen}", timeout=self.MOVE_TIME + 3.0)
+                ctx = f"tammi's turn in {fen}"
+                if force_legal:
+                    ctx += " (after a malformed message, which must not end the game)"
+                m = self.expect(ctx, timeout=self.MOVE_TIME + 3.0, want="ME")
+                force_legal = False
                 if m.startswith("E"):
-                    return self.tammi_ended(m, f"tammi's turn in {fen}")
+                    return self.tammi_ended(m, ctx)
                 if not m.startswith("M"):
                     self.fail("answer", f"{shown(m)} where tammi's move was due in {fen}")
                     return False
@@ -2596,12 +2869,13 @@ class DxpWorker:
                     self.fail("answer", f"{shown(nxt)} after tammi's move")
                 continue
             # The script's turn.
-            if ply >= max_plies:
+            if ply >= max_plies and not force_legal:
                 return self.we_end()
-            k = rng.random()
+            k = 0.0 if force_legal else rng.random()
             if k < 0.70:
                 mv = rng.choice(legal)
-                text = dxp_move_msg(mv.frm, mv.to, rng.sample(sorted(mv.caps), len(mv.caps)), rng.randint(0, 30))
+                text = dxp_move_msg(mv.frm, mv.to, rng.sample(sorted(mv.caps), len(mv.caps)), rng.randint(0, 30),
+                                    sort=False)
                 if rng.random() < 0.1:
                     # One message in two TCP segments.
                     cut = rng.randint(1, len(text))
@@ -2614,21 +2888,27 @@ class DxpWorker:
                     self.conn.send(text)
                 self.fz.count("dxp moves by the script")
                 self.apply(hist, mv)
+            elif k < 0.77:
+                if not self.malformed():
+                    return False
+                force_legal = True
             elif k < 0.80:
-                self.malformed()
+                if not self.send_chat("during a game"):
+                    return False
             elif k < 0.84:
-                self.conn.send("Cjust chatting")
-            elif k < 0.88:
-                self.conn.send(rng.choice(["K0", f"A{dxp_name('x')}0", f"R01{dxp_name('fuzz')}W000000A"]))
-                m = self.expect("a message out of place during a game")
+                msg = rng.choice(["K0", "K1", f"A{dxp_name('x')}0", f"R01{dxp_name('fuzz')}W000000A"])
+                self.conn.send(msg)
+                m = self.expect(f"{shown(msg)} out of place during a game")
                 if not m.startswith("C"):
-                    self.fail("answer", f"a message out of place during a game answered {shown(m)}")
-            elif k < 0.93 and from_start and ply0_white:
+                    self.fail("answer", f"{shown(msg)} out of place during a game answered {shown(m)} "
+                              f"(a CHAT expected)")
+                    return False
+            elif k < 0.89 and from_start and ply0_white:
                 target = rng.randint(0, ply + 2)
                 number = target // 2 + 1
                 colour = "W" if target % 2 == 0 else "Z"
                 self.conn.send(f"B{number:03d}{colour}")
-                m = self.expect("a BACKREQ")
+                m = self.expect("a BACKREQ", want="K")
                 if target <= ply:
                     if m != "K0":
                         self.fail("answer", f"BACKREQ to ply {target} of {ply} answered {shown(m)} (K0 expected)")
@@ -2637,25 +2917,33 @@ class DxpWorker:
                     self.fz.count("dxp takebacks")
                 elif m != "K1":
                     self.fail("answer", f"BACKREQ past the game (ply {target} of {ply}) answered {shown(m)}")
-            elif k < 0.97:
-                # An illegal, well-formed move: CHAT, GAMEEND; the script confirms.
-                keys = {x.key() for x in legal}
-                while True:
-                    frm, to = rng.randint(0, 52), rng.randint(0, 52)
-                    caps = rng.sample(range(0, 60), rng.choice([0, 0, 1, 2]))
-                    if rng.random() < 0.3:
-                        mv = rng.choice(legal)
-                        frm, to = mv.frm, mv.to
-                        caps = sorted(mv.caps)[1:] if mv.caps else [rng.randint(1, 50)]
-                    if (frm, to, frozenset(caps)) not in keys:
-                        break
-                self.conn.send(dxp_move_msg(frm, to, caps))
-                m = self.expect("an illegal move")
+            elif k < 0.93:
+                # A malformed MOVE: a CHAT, and the game goes on (never "illegal").
+                text = self.malformed_move(legal)
+                self.conn.send(text)
+                self.fz.count("dxp malformed moves")
+                ctx = f"the malformed move {shown(text)} ({dxp_malformed(text)}) in {fen}"
+                m = self.expect(ctx)
                 if not m.startswith("C"):
-                    self.fail("answer", f"an illegal move answered {shown(m)} (a CHAT expected)")
-                m = m if m.startswith("E") else self.expect("an illegal move (the GAMEEND after the CHAT)")
-                if not m.startswith("E"):
-                    self.fail("answer", f"an illegal move answered {shown(m)} (a GAMEEND expected)")
+                    self.fail("answer", f"{ctx} answered {shown(m)} (a CHAT expected)")
+                    return False
+                if "illegal move" in m:
+                    self.fail("answer", f"{ctx} answered {shown(m)}: taken as an illegal move, "
+                              f"though it is malformed (a CHAT, and the game goes on)")
+                    return False
+                force_legal = True
+            elif k < 0.97:
+                # An illegal, well-formed move: CHAT, GAMEEND (reason 0); the script confirms.
+                text = self.illegal_move(legal)
+                self.conn.send(text)
+                self.fz.count("dxp illegal moves")
+                ctx = f"the illegal move {shown(text)} in {fen}"
+                m = self.expect(ctx)
+                if not m.startswith("C") or "illegal move" not in m:
+                    self.fail("answer", f"{ctx} answered {shown(m)} (a CHAT naming the illegal move expected)")
+                m = m if m.startswith("E") else self.expect(f"{ctx} (the GAMEEND after the CHAT)", want="E")
+                if not re.fullmatch(r"E0[01]", m):
+                    self.fail("answer", f"{ctx} answered {shown(m)} (a GAMEEND with reason 0 expected)")
                     return False
                 self.conn.send("E00")
                 return True
@@ -2664,13 +2952,10 @@ class DxpWorker:
 
     def parse_move(self, m):
         try:
-            frm, to, n = int(m[5:7]), int(m[7:9]), int(m[9:11])
-            caps = [int(m[11 + 2 * i : 13 + 2 * i]) for i in range(n)]
-            if len(m) != 11 + 2 * n:
-                return None
-            return (frm, to, frozenset(caps))
-        except ValueError:
+            t, (frm, to, caps) = dxp_decode(m)
+        except (DxpMalformed, ValueError):
             return None
+        return (frm, to, frozenset(caps)) if t == "M" else None
 
     def tammi_ended(self, m, ctx):
         if not re.fullmatch(r"E[0-3][01]", m):
@@ -2682,67 +2967,206 @@ class DxpWorker:
     def we_end(self):
         stop = self.rng.random() < 0.2
         self.conn.send(f"E{self.rng.randint(0, 3)}{1 if stop else 0}")
-        m = self.expect("the script's GAMEEND")
-        while m.startswith("M") or m.startswith("C"):
+        m = self.expect("the script's GAMEEND", want="ME")
+        while m.startswith("M"):
             # A move crossing our GAMEEND.
-            m = self.expect("the script's GAMEEND")
+            m = self.expect("the script's GAMEEND", want="ME")
         if not m.startswith("E"):
             self.fail("answer", f"the script's GAMEEND answered {shown(m)}")
             return False
         if stop:
-            m = self.conn.recv(2.0)
+            m = self.conn.recv(self.ANSWER)
             if m is not EOF:
                 self.fail("answer", f"after a GAMEEND with stop code 1, tammi kept the connection ({m!r})")
             return False
         return True
 
-    def deliberate(self):
-        """Two liveness checks: a peer that does not confirm a GAMEEND, and a silent peer."""
-        self.fz.count("checks run", 2)
-        try:
-            self.deliberate_checks()
-        except OSError as e:
-            self.fz.fail("dxp", "connect", f"the deliberate checks cannot connect: {e}")
+    # ----- deliberate checks
 
-    def deliberate_checks(self):
-        try:
-            self.conn = self.connect()
-            self.conn.send(f"R01{dxp_name('fuzz')}Z000000A")
-            m = self.expect("a GAMEREQ")
-            self.conn.send(dxp_move_msg(1, 50, []))
-            while not m.startswith("E"):
-                m = self.expect("an illegal move")
-            # Instead of confirming the GAMEEND, a new request.
-            self.conn.send(f"R01{dxp_name('fuzz')}Z000000A")
-            m = self.conn.recv(3.0)
-            if m is None or m is EOF:
-                self.fail("unconfirmed gameend",
-                          "after tammi's GAMEEND for an illegal move, a new GAMEREQ (in place of the "
-                          "GAMEEND confirmation) got no answer within 3 s: tammi waits for the "
-                          "confirmation and drops everything else")
-        except DxpDone:
-            pass
-        if self.conn:
-            self.conn.close()
-            self.conn = None
-        # A peer that connects and says nothing must not keep tammi from others for long.
-        silent = None
-        try:
-            silent = self.connect()
-            time.sleep(0.2)
-            self.conn = self.connect()
-            self.conn.send(f"R01{dxp_name('fuzz')}Z000000A")
-            m = self.conn.recv(self.fz.silent_wait)
-            if m is None or m is EOF:
-                self.fail("silent peer",
-                          f"with one peer connected and silent, a second peer's GAMEREQ got no "
-                          f"answer within {self.fz.silent_wait:.0f} s")
-        finally:
-            if silent:
-                silent.close()
+    def deliberate(self):
+        """Liveness: a GAMEREQ in place of the GAMEEND confirmation, a second connection
+        while one is served, and peers that say nothing (handshake and idle timeouts)."""
+        for name, fn in [("unconfirmed gameend", self.check_unconfirmed_gameend),
+                         ("busy", self.check_busy), ("timeouts", self.check_timeouts)]:
+            self.fz.count("checks run")
+            try:
+                fn()
+            except DxpDone:
+                pass
+            except OSError as e:
+                self.fz.fail("dxp", "connect", f"the {name} check cannot connect: {e}")
             if self.conn:
                 self.conn.close()
                 self.conn = None
+
+    def request(self, ctx, follower="Z"):
+        """A GAMEREQ, which must be accepted."""
+        self.conn.send(f"R01{dxp_name('fuzz')}{follower}000000A")
+        m = self.expect(ctx, want="A")
+        if not re.fullmatch(r"A.{32}0", m):
+            self.fail("answer", f"{ctx}: answered {shown(m)} (GAMEACC 0 expected)")
+            raise DxpDone()
+
+    def check_unconfirmed_gameend(self):
+        self.conn = self.connect()
+        self.request("a GAMEREQ")
+        self.conn.send(dxp_move_msg(1, 50, []))
+        m = self.expect("an illegal move", want="E")
+        if not m.startswith("E"):
+            self.fail("answer", f"the illegal move M0000015000 answered {shown(m)} (a GAMEEND expected)")
+            return
+        # Instead of confirming the GAMEEND, a new request.
+        self.conn.send(f"R01{dxp_name('fuzz')}Z000000A")
+        m = self.expect("a GAMEREQ in place of the GAMEEND confirmation", timeout=3.0, want="A")
+        if not re.fullmatch(r"A.{32}0", m):
+            self.fail("unconfirmed gameend",
+                      f"after tammi's GAMEEND for an illegal move, a new GAMEREQ (in place of the "
+                      f"GAMEEND confirmation) was answered {shown(m)} (GAMEACC 0 expected)")
+
+    def check_busy(self):
+        """While one connection is served, a second gets the CHAT `busy` within the 2 s
+        grace (+ 2 s) and is closed; the first is still served; a connection right after
+        the first closes is served (the grace covers a client that reconnects at once)."""
+        first = self.conn = self.connect()
+        try:
+            self.busy_cases(first)
+        finally:
+            first.close()
+
+    def busy_cases(self, first):
+        time.sleep(0.2)
+        second = self.conn = self.connect()
+        t0 = now()
+        self.conn.send(f"R01{dxp_name('fuzz')}Z000000A")
+        m = second.recv(4.0)
+        if m is None or m is EOF or not m.startswith("C") or "busy" not in m:
+            self.fail("busy connection",
+                      f"a second connection (with a GAMEREQ) while one is served got "
+                      f"{'nothing' if m is None else 'closed' if m is EOF else shown(m)} within 4 s "
+                      f"(the CHAT `busy` expected after a 2 s grace)")
+        else:
+            took = now() - t0
+            m = second.recv(3.0)
+            if m is not EOF:
+                self.fail("busy connection",
+                          f"a second connection, told tammi is busy, was not closed "
+                          f"({'still open 3 s later' if m is None else 'then sent ' + shown(m)})")
+            self.fz.count("dxp busy refusals")
+            if took < 1.5:
+                self.fail("busy connection", f"a second connection was refused after {took:.1f} s, "
+                          f"within the 2 s grace")
+        second.close()
+        self.conn = first
+        self.request("a GAMEREQ on the first connection, after a second one was refused")
+        first.close()
+        self.conn = self.connect()
+        self.request("a GAMEREQ on a connection made as soon as the previous one closed")
+        self.conn.send("E01")
+        m = self.expect("a GAMEEND with stop code 1", want="E")
+        if not m.startswith("E") or self.conn.recv(self.ANSWER) is not EOF:
+            self.fail("answer", f"a GAMEEND with stop code 1: answered {shown(m)}, then the "
+                      f"connection was not closed")
+
+    def check_timeouts(self):
+        """A tammi dxp with short timeouts closes a peer that starts no game or goes
+        silent, and then serves the next."""
+        t = self.timeout
+        port = self.free_port()
+        proc = self.spawn(port, "--handshake-timeout", f"{t:g}", "--idle-timeout", f"{t:g}")
+        try:
+            self.timeout_cases(proc, port, t)
+        finally:
+            proc.kill()
+            problem = proc.exit_problem(None)
+            if problem:
+                self.fail(problem[0], f"{problem[1]} (tammi dxp with short timeouts)", proc)
+
+    def await_close(self, proc, t0, t, ctx, want_chat, want_end=False):
+        """After `t0`, the CHAT `want_chat` (and a GAMEEND reason 0 stop 1) and the close,
+        due after `t` s (not before t - 0.5) and within t + 3 s."""
+        deadline = t0 + t + 3.0
+        got = []
+        while True:
+            m = self.conn.recv(max(0.0, deadline - now()))
+            if m is None:
+                self.fail("silent peer", f"{ctx}: the connection was not closed within {t:g} + 3 s "
+                          f"(--handshake-timeout/--idle-timeout {t:g}); got {[shown(x) for x in got]}", proc)
+                return
+            if m is EOF:
+                break
+            got.append(m)
+        took = now() - t0
+        chats = [x for x in got if x.startswith("C")]
+        ends = [x for x in got if x.startswith("E")]
+        problems = []
+        if took < t - 0.5:
+            problems.append(f"closed after {took:.1f} s, before the timeout")
+        if not any(want_chat in x for x in chats):
+            problems.append(f"no CHAT saying {want_chat!r}")
+        if want_end and ends != ["E01"]:
+            problems.append("no GAMEEND E01")
+        if not want_end and ends:
+            problems.append("a GAMEEND outside a game")
+        if problems:
+            self.fail("timeout", f"{ctx}: {'; '.join(problems)}; got {[shown(x) for x in got]}", proc)
+        self.fz.count("dxp timeouts seen")
+
+    def reconnect(self, port, proc):
+        if self.conn:
+            self.conn.close()
+        self.conn = None
+        self.conn = self.connect(port, proc)
+
+    def timeout_cases(self, proc, port, t):
+        # A silent peer.
+        self.reconnect(port, proc)
+        t0 = now()
+        self.await_close(proc, t0, t, "a peer that connects and says nothing", "no game started")
+        # A peer that chats, sends a malformed message and a refused request, then
+        # trickles a message without ever ending it: none of it starts a game.
+        self.reconnect(port, proc)
+        t0 = now()
+        self.conn.send("Chello")
+        self.conn.send("M0000521800")
+        self.expect_chat("the malformed message M0000521800 before a game")
+        self.conn.send(f"R02{dxp_name('fuzz')}Z000000A")
+        m = self.expect("a GAMEREQ of version 02", want="A")
+        if not m.endswith("1"):
+            self.fail("answer", f"a GAMEREQ of version 02 answered {shown(m)} (GAMEACC code 1 expected)", proc)
+        while now() < t0 + t - 0.5:
+            self.conn.sent.append(b"x")
+            self.conn.sock.sendall(b"x")
+            time.sleep(0.3)
+        self.await_close(proc, t0, t, "a peer that chats and trickles bytes but starts no game",
+                         "no game started")
+        # A peer silent in a game, on its move (tammi White moves first).
+        self.reconnect(port, proc)
+        self.request("a GAMEREQ", follower="W")
+        m = self.expect("tammi's first move", timeout=self.MOVE_TIME + 3.0, want="M")
+        t0 = now()
+        if not m.startswith("M"):
+            self.fail("answer", f"{shown(m)} where tammi's first move was due", proc)
+            return
+        self.await_close(proc, t0, t, "a peer silent on its move", "nothing received", want_end=True)
+        # A peer silent between games.
+        self.reconnect(port, proc)
+        self.request("a GAMEREQ")
+        self.conn.send("E00")
+        m = self.expect("a GAMEEND", want="E")
+        t0 = now()
+        if not m.startswith("E"):
+            self.fail("answer", f"a GAMEEND answered {shown(m)}", proc)
+            return
+        self.await_close(proc, t0, t, "a peer silent between games", "nothing received")
+        # The next connection is served.
+        self.reconnect(port, proc)
+        self.request("a GAMEREQ after the timeouts")
+        self.conn.send("E01")
+        m = self.expect("a GAMEEND with stop code 1", want="E")
+        if not m.startswith("E"):
+            self.fail("answer", f"a GAMEEND with stop code 1 answered {shown(m)}", proc)
+
+
 
 
 # --------------------------------------------------------------------------------------
@@ -2757,18 +3181,23 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--out", help="directory for the transcripts of failures (default: a new temporary one)")
     ap.add_argument("--hub-workers", type=int, default=2)
-    ap.add_argument("--silent-wait", type=float, default=10.0,
-                    help="seconds a second DXP peer may wait while a first one is connected and silent")
+    ap.add_argument("--only", default=",".join(SURFACES),
+                    help=f"the surfaces to run, comma-separated (default: all of {','.join(SURFACES)})")
+    ap.add_argument("--dxp-timeout", type=float, default=3.0,
+                    help="--handshake-timeout and --idle-timeout of the tammi dxp of the DXP timeout checks")
     ap.add_argument("--max-seconds", type=float, default=600.0,
                     help="abort (as a failure) after this long, whatever is running")
     a = ap.parse_args()
+    only = {x.strip() for x in a.only.split(",") if x.strip()}
+    if not only or only - set(SURFACES):
+        print(f"fuzz: --only takes some of {','.join(SURFACES)}", file=sys.stderr)
+        return 2
     binary = os.path.abspath(a.binary)
     if not os.access(binary, os.X_OK):
         print(f"fuzz: {a.binary} is not an executable", file=sys.stderr)
         return 2
     outdir = a.out or tempfile.mkdtemp(prefix="tammi-fuzz-")
     fz = Fuzz(binary, a.seed, a.scale, outdir)
-    fz.silent_wait = a.silent_wait
     os.makedirs(os.path.join(fz.tmp, "empty-dir"), exist_ok=True)
     with open(os.path.join(fz.tmp, "garbage.bin"), "wb") as f:
         f.write(random.Random(a.seed).randbytes(3000))
@@ -2780,10 +3209,12 @@ def main():
         for k in sorted(fz.counts):
             print(f"  {k}: {fz.counts[k]}", flush=True)
         fz.kill_all()
+        shutil.rmtree(fz.tmp, ignore_errors=True)
         os._exit(3)
 
     threading.Thread(target=watchdog, daemon=True).start()
-    print(f"fuzz: {binary}, seed {a.seed}, scale {a.scale}", flush=True)
+    print(f"fuzz: {binary}, seed {a.seed}, scale {a.scale}"
+          f"{'' if only == set(SURFACES) else ', only ' + ','.join(s for s in SURFACES if s in only)}", flush=True)
 
     def scaled(n, least=1):
         return max(least, int(round(n * a.scale)))
@@ -2802,12 +3233,15 @@ def main():
         print(f"fuzz: {name} done in {timings[name]:.1f} s", flush=True)
 
     pool = Pool(fz)
-    timed("pool", lambda: pool.build(scaled(6, least=2)))
-    missing = [v for v in HUB_NAMES if not pool.games[v]]
+    # DXP alone needs only international games.
+    pool_variants = ["normal"] if only <= {"dxp"} else HUB_NAMES
+    timed("pool", lambda: pool.build(scaled(6, least=2), pool_variants))
+    missing = [v for v in pool_variants if not pool.games[v]]
     if missing:
         print(f"fuzz: no games for {missing}: cannot go on", flush=True)
         report(fz, now() - t_start, timings)
         fz.kill_all()
+        shutil.rmtree(fz.tmp, ignore_errors=True)
         return 1
 
     def run_hub():
@@ -2823,25 +3257,34 @@ def main():
             fz.fail("hub", "coverage", f"variants never played: {sorted(set(HUB_NAMES) - seen)}")
 
     def run_others():
-        timed("text mode", lambda: TextWorker(fz, pool, scaled(2200)).run())
-        timed("dxp", lambda: DxpWorker(fz, pool, scaled(600)).run())
+        if "text" in only:
+            timed("text mode", lambda: TextWorker(fz, pool, scaled(2200)).run())
+        if "dxp" in only:
+            timed("dxp", lambda: DxpWorker(fz, pool, scaled(600), a.dxp_timeout).run())
 
     t_hub = threading.Thread(target=lambda: timed("hub", run_hub))
-    t_hub.start()
+    if "hub" in only:
+        t_hub.start()
     run_others()
-    timed("fen", lambda: FenWorker(fz, pool, scaled(2200)).run())
-    timed("pdn", lambda: PdnWorker(fz, pool, scaled(2100)).run())
-    t_hub.join()
+    if "fen" in only:
+        timed("fen", lambda: FenWorker(fz, pool, scaled(2200)).run())
+    if "pdn" in only:
+        timed("pdn", lambda: PdnWorker(fz, pool, scaled(2100)).run())
+    if "hub" in only:
+        t_hub.join()
     pool.close()
     fz.kill_all()
+    # The scratch files (transcripts of failures go to --out).
+    shutil.rmtree(fz.tmp, ignore_errors=True)
     # The issue's minimum counts (times the scale).
     need = [
-        ("hub lines", fz.counts["hub lines"] - fz.counts["hub lines: the pings after each step"], 20000),
-        ("text lines", fz.counts["text lines"], 2000),
-        ("dxp messages", fz.counts["dxp messages"], 500),
-        ("fen lines", fz.counts["fen lines"], 2000),
-        ("pdn games", fz.counts["pdn games"], 2000),
+        ("hub", "hub lines", fz.counts["hub lines"] - fz.counts["hub lines: the pings after each step"], 20000),
+        ("text", "text lines", fz.counts["text lines"], 2000),
+        ("dxp", "dxp messages", fz.counts["dxp messages"], 500),
+        ("fen", "fen lines", fz.counts["fen lines"], 2000),
+        ("pdn", "pdn games", fz.counts["pdn games"], 2000),
     ]
+    need = [x[1:] for x in need if x[0] in only]
     fz.requirements = []
     for name, got, want in need:
         want = int(want * a.scale)
@@ -2862,7 +3305,7 @@ def report(fz, seconds, timings):
         print(f"  {name}: {got} (at least {want}){'' if got >= want else '  TOO FEW'}")
     print(f"  crashes: {sum(1 for f in fz.failures if f['kind'] == 'crash')}, "
           f"panics: {sum(1 for f in fz.failures if f['kind'] == 'panic')}, "
-          f"hangs: {sum(1 for f in fz.failures if f['kind'] in ('hang', 'limit', 'silent', 'silent peer', 'go without level', 'unconfirmed gameend'))}, "
+          f"hangs: {sum(1 for f in fz.failures if f['kind'] in ('hang', 'limit', 'silent', 'silent peer', 'busy connection', 'go without level', 'unconfirmed gameend'))}, "
           f"illegal moves: {sum(1 for f in fz.failures if f['kind'] == 'illegal move')}")
     if not fz.failures:
         print("fuzz: OK")
