@@ -773,3 +773,23 @@ fn a_refused_pos_keeps_the_limits() {
     let lines = hub.until("pong");
     assert_eq!(lines, ["pong"], "{lines:?}");
 }
+
+/// A `go` on a finished game kept the limits in force, to be combined with the next
+/// `level` (a stale `infinite` made a later `go think` search until `stop`; found by
+/// .ci/fuzz). Every `go` uses them up.
+#[test]
+fn a_go_with_no_move_to_give_uses_up_the_limits() {
+    let mut hub = Hub::ready();
+    hub.send("pos fen=W:W:B1");
+    hub.send("level infinite");
+    hub.send("go think");
+    assert!(hub.until("done")[0].contains("the game is over"));
+    hub.send("level nodes=0");
+    let error = hub.last("error");
+    assert!(error.contains("the limits in force: none"), "{error}");
+    hub.send("set-param name=variant value=english");
+    hub.send("level depth=1");
+    hub.send("go think");
+    let lines = hub.until_within("done", Duration::from_secs(20));
+    assert!(arg(lines.last().unwrap(), "move").is_some(), "{lines:?}");
+}

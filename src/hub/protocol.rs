@@ -551,6 +551,8 @@ impl Hub {
             mv: None,
             ponder: None,
         };
+        // Every `go` uses the limits up, one that has no move to give too.
+        let mut limits = std::mem::take(&mut self.limits);
         if let Some(e) = self.unplayable("go") {
             // Every `go` gets its `done`: a client waiting for it must not hang.
             send_error(&self.out, &e);
@@ -565,7 +567,6 @@ impl Hub {
             send(&self.out, &no_move);
             return Ok(());
         }
-        let mut limits = std::mem::take(&mut self.limits);
         match mode {
             // A move must come: with no limit set, in the default move time.
             GoMode::Think => limits = limits.or_default_move_time(),
