@@ -226,29 +226,24 @@ fn a_russian_database_builds_probes_and_is_refused_for_english() {
 
 #[test]
 fn the_hub_parameter_loads_and_refuses() {
-    use std::io::Write;
     let dir = scratch("hub");
     let path = three_piece_db(&dir);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
-        .arg("hub")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let input = format!(
-        "hub\nset-param name=egdb value={}\nset-param name=egdb value=/nonexistent/x.egdb\n\
-         set-param name=variant value=english\npos fen=W:WK18,K19:BK1,K23\nlevel depth=3\n\
-         go think\nquit\n",
-        path.display()
-    );
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let out = String::from_utf8_lossy(&out.stdout);
+    // The answer is read before `quit` is sent (a `quit` while the database is still
+    // being read would end the search before it had the database).
+    let mut hub = common::hub::Hub::start();
+    for line in [
+        "hub".to_string(),
+        format!("set-param name=egdb value={}", path.display()),
+        "set-param name=egdb value=/nonexistent/x.egdb".into(),
+        "set-param name=variant value=english".into(),
+        "pos fen=W:WK18,K19:BK1,K23".into(),
+        "level depth=3".into(),
+        "go think".into(),
+    ] {
+        hub.send(&line);
+    }
+    let out = hub.until("done").join("\n");
+    hub.send("quit");
     assert!(out.contains("param name=egdb value="), "{out}");
     let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("error")).collect();
     assert_eq!(errors.len(), 1, "{out}");
@@ -415,28 +410,23 @@ fn the_engine_refuses_a_fifo_without_opening_it() {
 /// view the scores are from.
 #[test]
 fn database_results_are_reported_as_scan_does_not_as_material() {
-    use std::io::Write;
     let dir = scratch("scan-form");
     let path = three_piece_db(&dir);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
-        .arg("hub")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let input = format!(
-        "hub\nset-param name=variant value=english\nset-param name=egdb value={}\n\
-         pos fen=W:WK18,K19:BK1,K23\nlevel depth=3\ngo think\nquit\n",
-        path.display()
-    );
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let out = String::from_utf8_lossy(&out.stdout);
+    // The answer is read before `quit` is sent: a `quit` that arrived while the database
+    // was still being read would end the search before it had the database.
+    let mut hub = common::hub::Hub::start();
+    for line in [
+        "hub".to_string(),
+        "set-param name=variant value=english".into(),
+        format!("set-param name=egdb value={}", path.display()),
+        "pos fen=W:WK18,K19:BK1,K23".into(),
+        "level depth=3".into(),
+        "go think".into(),
+    ] {
+        hub.send(&line);
+    }
+    let out = hub.until("done").join("\n");
+    hub.send("quit");
     let scores: Vec<f64> = out
         .lines()
         .filter(|l| l.starts_with("info"))
