@@ -10,6 +10,7 @@ pub mod memory;
 pub mod notation;
 pub mod pdn;
 pub mod perft;
+pub mod rng;
 pub mod rules;
 pub mod search;
 pub mod tchuka;

@@ -24,6 +24,7 @@ use rayon::prelude::*;
 
 use crate::eval::network::{self, HIDDEN, INPUTS, L2, MAX_BUCKETS, MAX_I8_WEIGHT, Network, QA, QB};
 use crate::notation::parse_position;
+use crate::rng::XorShift64;
 use crate::rules::{Bits, Board, Color, English, Position};
 
 type Pos = Position<English>;
@@ -123,20 +124,6 @@ pub struct FloatNet {
     pub buckets: usize,
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Uniform in [-a, a).
-    fn uniform(&mut self, a: f32) -> f32 {
-        ((self.next() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * a
-    }
-}
-
 fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
@@ -159,7 +146,7 @@ impl FloatNet {
     /// the units in their linear range.
     pub fn init(seed: u64, buckets: usize) -> FloatNet {
         assert!((1..=MAX_BUCKETS).contains(&buckets), "buckets {buckets}");
-        let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let mut r = XorShift64::seeded(seed);
         let mut p = vec![0.0; W2 + buckets * BLOCK];
         for x in &mut p[W1..B1] {
             *x = r.uniform(0.2);
@@ -365,13 +352,13 @@ pub fn train(
     let mut v = vec![0.0f32; params];
     let mut t = 0i32;
     let mut order: Vec<u32> = (0..train.len() as u32).collect();
-    let mut rng = Rng(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1);
+    let mut rng = XorShift64::new(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1);
     let mut out = Vec::new();
     for epoch in 1..=epochs {
         let start = Instant::now();
         let step = lr * lr_decay.powi(epoch as i32 - 1);
         for i in (1..order.len()).rev() {
-            let j = (rng.next() % (i as u64 + 1)) as usize;
+            let j = rng.below(i + 1);
             order.swap(i, j);
         }
         let mut sum = 0.0f64;
@@ -556,7 +543,7 @@ mod tests {
     /// Positions of random english games, labelled by material: the side to move wins
     /// with probability sigmoid(material difference).
     fn synthetic(n: usize, seed: u64) -> Vec<(Pos, Sample)> {
-        let mut r = Rng(seed | 1);
+        let mut r = XorShift64::new(seed | 1);
         let mut out = Vec::new();
         let mut moves = Vec::new();
         while out.len() < n {
@@ -566,7 +553,7 @@ mod tests {
                 if moves.is_empty() {
                     break;
                 }
-                pos = pos.play(&moves[(r.next() % moves.len() as u64) as usize]);
+                pos = pos.play(&moves[r.below(moves.len())]);
                 let side = pos.side();
                 let k = pos.kings();
                 let own = pos.pieces(side);

@@ -19,6 +19,7 @@ use crate::cli::rules_tools::parse_variant;
 use crate::egdb::{Database, Wld};
 use crate::matches::openings::english_ballots;
 use crate::notation::{format_hub_move, parse_move, parse_position, write_fen};
+use crate::rng::{MixChain, splitmix64};
 use crate::rules::{Board, Color, Game, Notation, Outcome, Variant};
 use crate::search::engine::Engine;
 use crate::search::limits::{EngineOptions, Limits};
@@ -142,21 +143,10 @@ impl Done {
     }
 }
 
-/// splitmix64: a seed per game from (seed, game).
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = mix(self.0);
-        (self.0 % n as u64) as usize
-    }
+/// The generator of game `game`'s opening and random plies: seeded by (`seed`, `game`)
+/// alone, so a game does not depend on the others or on the thread that plays it.
+fn game_rng(seed: u64, game: usize) -> MixChain {
+    MixChain::new(splitmix64(seed ^ splitmix64(game as u64)))
 }
 
 /// One finished game: its quiet positions (FEN) and White's score.
@@ -337,7 +327,7 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
                     if i >= stop_at || failure.lock().unwrap().is_some() {
                         return;
                     }
-                    let mut rng = Rng(mix(a.seed ^ mix(i as u64)));
+                    let mut rng = game_rng(a.seed, i);
                     let (start_fen, moves) = &openings[rng.below(openings.len())];
                     let game = with_board!(a.variant, P => play_game::<P>(
                         &mut engine, &limits, start_fen, moves, &mut rng, a,
@@ -458,7 +448,7 @@ fn play_game<P: Board>(
     limits: &Limits,
     start_fen: &str,
     opening: &[String],
-    rng: &mut Rng,
+    rng: &mut MixChain,
     a: &GamesArgs,
     egdb: Option<&Database>,
 ) -> Result<GameData, String> {
