@@ -14,57 +14,45 @@
 //! A position and its colour-flipped copy have the same inputs (each side's view is its
 //! own), so the data needs no flipped copies.
 
-use std::io::BufRead;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use clap::Args;
 use rayon::prelude::*;
 
+use super::data;
 use crate::eval::network::{self, HIDDEN, INPUTS, L2, MAX_BUCKETS, MAX_I8_WEIGHT, Network, QA, QB};
-use crate::notation::parse_position;
 use crate::rng::XorShift64;
-use crate::rules::{Bits, Board, Color, English, Position};
+use crate::rules::{Board, Color, English, Position};
 
 type Pos = Position<English>;
 
-#[derive(Args, Debug)]
-pub struct NetFitArgs {
+/// What `tune net-fit` does: the english network trained on the positions of `data`,
+/// written to `out`. The fields are the command's flags (see `tammi tune net-fit
+/// --help`).
+#[derive(Clone, Debug)]
+pub struct NetFitConfig {
     /// Data files written by 'tune games' or 'tune label' (english).
-    #[arg(long, num_args = 1.., required = true)]
     pub data: Vec<PathBuf>,
     /// The network file to write.
-    #[arg(long)]
     pub out: PathBuf,
     /// Passes over the training positions.
-    #[arg(long, default_value_t = 10)]
     pub epochs: usize,
     /// Adam's step size (of the first epoch).
-    #[arg(long, default_value_t = 0.002)]
     pub lr: f32,
-    /// The step size's factor from one epoch to the next (1: constant; 0.7 over 12
-    /// epochs ends at 2% of --lr): smaller steps late settle the weights where the
-    /// constant step keeps them wandering.
-    #[arg(long, default_value_t = 1.0)]
+    /// The step size's factor from one epoch to the next (1: constant).
     pub lr_decay: f32,
     /// Positions per mini-batch.
-    #[arg(long, default_value_t = 1024)]
     pub batch: usize,
     /// Share of the search score in the target (0: the game result alone); above 0 every
     /// position needs a score ('tune label').
-    #[arg(long, default_value_t = 0.0)]
     pub lambda: f32,
     /// Centi-men per logit of the output: the evaluation's scale (and the score's in the
-    /// --lambda target).
-    #[arg(long, default_value_t = 135)]
+    /// `lambda` target).
     pub cp_per_logit: i32,
     /// Seed of the initial weights and of the order of the positions.
-    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Output buckets by piece count (1 to 8): the second and third layers once per
-    /// bucket, the first layer shared (1: the plain network, a version 1 file).
-    #[arg(long, default_value_t = 1)]
+    /// Output buckets by piece count (1 to 8).
     pub buckets: usize,
 }
 
@@ -404,56 +392,32 @@ pub fn train(
     out
 }
 
-/// Read the data files: (training, validation, games) with every 10th game kept for
-/// validation (a new game starts where the piece count goes up, as in `tune fit`).
+/// Read the data files: (training, validation), every 10th game kept for validation
+/// (see [`data::Games`], the rule of `tune fit` too).
 pub fn load(files: &[PathBuf], lambda: f32, cp: i32) -> Result<(Vec<Sample>, Vec<Sample>)> {
     let (mut train, mut valid) = (Vec::new(), Vec::new());
-    let (mut game_no, mut last_pieces) = (0usize, u32::MAX);
-    for path in files {
-        let file =
-            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-        for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-            let line = line.with_context(|| format!("{}: line {}", path.display(), n + 1))?;
-            let text = line.trim();
-            if text.is_empty() || text.starts_with('#') {
-                continue;
-            }
-            let at = || format!("{}: line {}", path.display(), n + 1);
-            let (fen, result, score) = super::fit::parse_line(text).with_context(at)?;
-            if lambda > 0.0 && score.is_none() {
-                bail!(
-                    "{}: the position has no search score (--lambda needs 'tune label' data)",
-                    at()
-                );
-            }
-            let pos: Pos = parse_position(fen)
-                .map_err(|e| anyhow::anyhow!("invalid english position '{fen}': {e}"))
-                .with_context(at)?;
-            let pieces = (pos.white() | pos.black()).count();
-            if pieces > last_pieces {
-                game_no += 1;
-            }
-            last_pieces = pieces;
-            // Results and scores are from White's view; the target from the mover's.
-            let mut target = result;
-            if let Some(s) = score {
-                target = (1.0 - lambda) * result + lambda * sigmoid(s / cp as f32);
-            }
-            if pos.side() == Color::Black {
-                target = 1.0 - target;
-            }
-            let s = Sample::new(&pos, target);
-            if game_no % 10 == 9 {
-                valid.push(s);
-            } else {
-                train.push(s);
-            }
+    data::read_positions::<Pos>(files, lambda > 0.0, |p| {
+        // Results and scores are from White's view; the target from the mover's.
+        let mut target = p.result;
+        if let Some(s) = p.score {
+            target = (1.0 - lambda) * p.result + lambda * sigmoid(s / cp as f32);
         }
-    }
+        if p.pos.side() == Color::Black {
+            target = 1.0 - target;
+        }
+        let s = Sample::new(&p.pos, target);
+        if p.validation {
+            valid.push(s);
+        } else {
+            train.push(s);
+        }
+        Ok(())
+    })?;
     Ok((train, valid))
 }
 
-pub fn run_net_fit(a: &NetFitArgs) -> Result<i32> {
+/// Run `tune net-fit`; the losses and progress go to standard error.
+pub fn run_net_fit(a: &NetFitConfig) -> Result<()> {
     if !(a.lr.is_finite() && a.lr > 0.0 && a.lr <= 1.0) {
         bail!("--lr must be in (0, 1], got {}", a.lr);
     }
@@ -533,12 +497,13 @@ pub fn run_net_fit(a: &NetFitArgs) -> Result<i32> {
     std::fs::write(&a.out, q.to_text())
         .with_context(|| format!("cannot write {}", a.out.display()))?;
     eprintln!("wrote {}", a.out.display());
-    Ok(0)
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::Bits;
 
     /// Positions of random english games, labelled by material: the side to move wins
     /// with probability sigmoid(material difference).
