@@ -1,6 +1,7 @@
-//! tammi — a draughts engine: rules core, notation, perft and the solver tools.
+//! tammi — a draughts engine: rules core, notation, perft and the solver tools. The
+//! command line is the binary's (`src/main.rs` and `src/cli/`): it reads flags and
+//! decides exit codes; the library takes plain values and returns results and errors.
 
-pub mod cli;
 pub mod dxp;
 pub mod egdb;
 pub mod eval;
@@ -10,6 +11,7 @@ pub mod memory;
 pub mod notation;
 pub mod pdn;
 pub mod perft;
+pub mod rng;
 pub mod rules;
 pub mod search;
 pub mod tchuka;

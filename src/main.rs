@@ -1,6 +1,8 @@
 use clap::{Parser, Subcommand};
 
-use tammi::cli::rules_tools;
+mod cli;
+
+use cli::rules_tools;
 
 #[derive(Parser)]
 #[command(
@@ -22,23 +24,23 @@ enum Command {
     /// List the legal moves of a position (or of one position per input line).
     Moves(rules_tools::MovesArgs),
     /// Solve Tchuka Ruma, the mancala solitaire.
-    Tchuka(tammi::tchuka::TchukaArgs),
+    Tchuka(cli::tchuka::TchukaArgs),
     /// Read, check and convert PDN game files.
-    Pdn(tammi::cli::pdn::PdnArgs),
+    Pdn(cli::pdn::PdnArgs),
     /// Search a position and print the progress and the best move.
-    Analyze(tammi::cli::analyze::AnalyzeArgs),
+    Analyze(cli::analyze::AnalyzeArgs),
     /// Search fixed positions to a fixed depth: node signature and speed.
-    Bench(tammi::cli::analyze::BenchArgs),
+    Bench(cli::analyze::BenchArgs),
     /// Speak the Hub protocol on standard input and output (for GUIs and match runners).
     Hub,
     /// Play engine-against-engine games over TCP with the DamExchange protocol.
-    Dxp(tammi::cli::dxp::DxpArgs),
+    Dxp(cli::dxp::DxpArgs),
     /// Play a match between two Hub engines: clocks, adjudication, Elo, SPRT, PDN.
-    Match(Box<tammi::cli::match_cmd::MatchArgs>),
+    Match(Box<cli::match_cmd::MatchArgs>),
     /// Build or query endgame databases.
-    Egdb(tammi::cli::egdb::EgdbArgs),
+    Egdb(cli::egdb::EgdbArgs),
     /// Train the evaluation: self-play games (`tune games`), weight fitting (`tune fit`).
-    Tune(tammi::cli::tune::TuneArgs),
+    Tune(cli::tune::TuneArgs),
 }
 
 fn main() {
@@ -57,8 +59,8 @@ fn main() {
         }
         default_hook(info)
     }));
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = match Cli::try_parse() {
+        Ok(parsed) => parsed,
         Err(e) => {
             use clap::error::ErrorKind;
             if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
@@ -76,23 +78,23 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let result = match &cli.command {
+    let result = match &parsed.command {
         Some(Command::Perft(a)) => rules_tools::run_perft(a),
         Some(Command::Moves(a)) => rules_tools::run_moves(a),
-        Some(Command::Tchuka(a)) => tammi::tchuka::run(a),
-        Some(Command::Pdn(a)) => tammi::cli::pdn::run(a),
-        Some(Command::Analyze(a)) => tammi::cli::analyze::run_analyze(a),
-        Some(Command::Bench(a)) => tammi::cli::analyze::run_bench(a),
-        Some(Command::Dxp(a)) => tammi::cli::dxp::run(a),
-        Some(Command::Match(a)) => tammi::cli::match_cmd::run_match(a),
-        Some(Command::Tune(a)) => tammi::cli::tune::run(a),
-        Some(Command::Egdb(a)) => tammi::cli::egdb::run(a),
+        Some(Command::Tchuka(a)) => cli::tchuka::run(a),
+        Some(Command::Pdn(a)) => cli::pdn::run(a),
+        Some(Command::Analyze(a)) => cli::analyze::run_analyze(a),
+        Some(Command::Bench(a)) => cli::analyze::run_bench(a),
+        Some(Command::Dxp(a)) => cli::dxp::run(a),
+        Some(Command::Match(a)) => cli::match_cmd::run_match(a),
+        Some(Command::Tune(a)) => cli::tune::run(a),
+        Some(Command::Egdb(a)) => cli::egdb::run(a),
         Some(Command::Hub) => Ok(tammi::hub::protocol::run(
             std::io::BufReader::new(std::io::stdin()),
             Box::new(std::io::stdout()),
         )),
         // Plain `tammi`: the text mode for a person at a terminal.
-        None => tammi::cli::text_mode::run(
+        None => cli::text_mode::run(
             std::io::BufReader::new(std::io::stdin()),
             &mut std::io::stdout(),
         ),

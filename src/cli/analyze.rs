@@ -5,12 +5,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use crate::notation::{parse_position, write_fen};
-use crate::rules::{Notation, Variant};
-use crate::search::bench;
-use crate::search::tactics;
-use crate::search::{Engine, EngineOptions, Info, Limits};
-use crate::with_board;
+use tammi::notation::{parse_position, write_fen};
+use tammi::rules::{Notation, Variant};
+use tammi::search::bench;
+use tammi::search::tactics;
+use tammi::search::{Engine, EngineOptions, Info, Limits};
+use tammi::with_board;
 
 use super::rules_tools::{parse_notation, parse_variant};
 
@@ -85,11 +85,11 @@ pub struct BenchArgs {
     pub prove: bool,
     /// Only the positions of this variant (the signature is for all of them).
     #[arg(long, value_parser = crate::cli::rules_tools::parse_variant)]
-    pub variant: Option<crate::rules::Variant>,
+    pub variant: Option<tammi::rules::Variant>,
     /// The evaluation of --variant: patterns or network (english) [default: the
     /// variant's network where it has one, else patterns].
     #[arg(long, requires = "variant")]
-    pub eval: Option<crate::eval::EvalKind>,
+    pub eval: Option<tammi::eval::EvalKind>,
 }
 
 fn seconds(flag: &str, s: f64) -> Result<Duration> {
@@ -172,8 +172,8 @@ pub fn run_analyze(a: &AnalyzeArgs) -> Result<i32> {
         Some(path) => {
             // The game's own variant decides (its GameType, or what the reader infers);
             // a --variant that disagrees is refused below rather than ignored.
-            let options = crate::pdn::ReadOptions { variant: None };
-            let at = crate::pdn::position_at(std::path::Path::new(path), a.game, a.ply, &options)?;
+            let options = tammi::pdn::ReadOptions { variant: None };
+            let at = tammi::pdn::position_at(std::path::Path::new(path), a.game, a.ply, &options)?;
             if let Some(v) = a.variant
                 && v != at.variant
             {
@@ -209,7 +209,7 @@ pub fn run_analyze(a: &AnalyzeArgs) -> Result<i32> {
     let egdb = match &a.egdb {
         None => None,
         Some(path) => {
-            let Some(file) = crate::egdb::locate(path, variant)? else {
+            let Some(file) = tammi::egdb::locate(path, variant)? else {
                 bail!(
                     "--egdb {}: the directory holds no {variant} endgame database (tammi egdb \
                      build --variant {variant} --out {})",
@@ -217,7 +217,7 @@ pub fn run_analyze(a: &AnalyzeArgs) -> Result<i32> {
                     path.join(format!("{variant}.egdb")).display()
                 );
             };
-            let of = crate::egdb::Database::open(&file)?.variant();
+            let of = tammi::egdb::Database::open(&file)?.variant();
             if of != variant {
                 bail!(
                     "--egdb {}: a {of} endgame database, but the position is {variant}; give a \
@@ -281,7 +281,7 @@ pub fn run_bench(a: &BenchArgs) -> Result<i32> {
     }
     options(a.threads, 16, 1, None)?;
     if let (Some(v), Some(kind)) = (a.variant, a.eval) {
-        crate::eval::select_eval(v, kind).map_err(anyhow::Error::msg)?;
+        tammi::eval::select_eval(v, kind).map_err(anyhow::Error::msg)?;
     }
     let t = Instant::now();
     let lines = bench::run_positions(a.depth, a.threads, a.variant, |l| {

@@ -8,12 +8,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use crate::dxp::message::Message;
-use crate::dxp::session::{Connection, GameResult, Player, follow, initiate};
-use crate::notation::parse_position;
-use crate::rules::{International, Position};
-use crate::search::engine::Engine;
-use crate::search::limits::EngineOptions;
+use tammi::dxp::message::Message;
+use tammi::dxp::session::{Connection, GameResult, Player, follow, initiate};
+use tammi::notation::parse_position;
+use tammi::rules::{International, Position};
+use tammi::search::engine::Engine;
+use tammi::search::limits::EngineOptions;
 
 #[derive(clap::Args, Debug)]
 pub struct DxpArgs {
@@ -97,7 +97,7 @@ pub fn run(a: &DxpArgs) -> Result<i32> {
     let position = match &a.position {
         Some(f) => Some(
             parse_position::<Position<International>>(f)
-                .with_context(|| format!("invalid --position '{}'", crate::notation::echo(f)))?,
+                .with_context(|| format!("invalid --position '{}'", tammi::notation::echo(f)))?,
         ),
         None => None,
     };

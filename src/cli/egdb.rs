@@ -5,12 +5,12 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use crate::egdb::distance::{FAR, distance_path};
-use crate::egdb::resume::{BuildOptions, Built, partial_path};
-use crate::egdb::review::{Outcome, review};
-use crate::egdb::{Database, Wld, check_request};
-use crate::notation::parse_position;
-use crate::rules::{Board, Color, Variant};
+use tammi::egdb::distance::{FAR, distance_path};
+use tammi::egdb::resume::{BuildOptions, Built, partial_path};
+use tammi::egdb::review::{Outcome, review};
+use tammi::egdb::{Database, Wld, check_request};
+use tammi::notation::parse_position;
+use tammi::rules::{Board, Color, Variant};
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
@@ -287,11 +287,11 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
         }
         EgdbCommand::Probe { db, fen } => {
             let db = Database::load(db)?;
-            let (v, side, distance) = crate::with_egdb_board!(db.variant(), P => {
+            let (v, side, distance) = tammi::with_egdb_board!(db.variant(), P => {
                 let pos: P = parse_position(fen)
                     .map_err(|e| anyhow::anyhow!("{e}"))
                     .with_context(|| format!("--fen (a {} position)", db.variant()))?;
-                let pieces = crate::rules::Bits::count(pos.white() | pos.black()) as usize;
+                let pieces = tammi::rules::Bits::count(pos.white() | pos.black()) as usize;
                 if pieces > db.max_pieces() {
                     bail!(
                         "the position has {pieces} pieces; this database holds up to {}",
@@ -391,10 +391,10 @@ struct Tally {
 
 fn games(db: &Path, file: &Path, quiet: bool) -> Result<i32> {
     let db = Database::load(db)?;
-    let opts = crate::pdn::ReadOptions {
+    let opts = tammi::pdn::ReadOptions {
         variant: Some(db.variant()),
     };
-    let games = crate::pdn::read_file(file, &opts)?;
+    let games = tammi::pdn::read_file(file, &opts)?;
     // Players in the order they first appear, for a stable report.
     let mut players: Vec<(String, Tally)> = Vec::new();
     fn tally(players: &mut Vec<(String, Tally)>, name: &str) -> usize {
@@ -413,7 +413,7 @@ fn games(db: &Path, file: &Path, quiet: bool) -> Result<i32> {
             other_variant += 1;
             continue;
         }
-        let replayed = crate::with_egdb_board!(g.variant, P => {
+        let replayed = tammi::with_egdb_board!(g.variant, P => {
             g.main_line::<P>().and_then(|moves| {
                 let end = match moves.last() {
                     Some((p, m)) => p.play(m),

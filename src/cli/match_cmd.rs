@@ -7,15 +7,15 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 
 use super::rules_tools::parse_variant;
-use crate::matches::engine::{EngineSpec, Log, TrafficLog, split_command};
-use crate::matches::openings::{self, GenerateOptions, Opening};
-use crate::matches::runner::{
+use tammi::matches::engine::{EngineSpec, Log, TrafficLog, split_command};
+use tammi::matches::openings::{self, GenerateOptions, Opening};
+use tammi::matches::runner::{
     Clock, DEFAULT_MARGIN, MatchConfig, ProgressStyle, ScoreRule, TimeControl, report, run,
 };
-use crate::matches::stats::Sprt;
-use crate::notation::write_fen;
-use crate::rules::{Board, Notation, Variant};
-use crate::with_board;
+use tammi::matches::stats::Sprt;
+use tammi::notation::write_fen;
+use tammi::rules::{Board, Notation, Variant};
+use tammi::with_board;
 
 /// Openings generated at most; longer matches play them again (still in pairs).
 const MAX_GENERATED_OPENINGS: usize = 1000;

@@ -6,5 +6,6 @@ pub mod egdb;
 pub mod match_cmd;
 pub mod pdn;
 pub mod rules_tools;
+pub mod tchuka;
 pub mod text_mode;
 pub mod tune;

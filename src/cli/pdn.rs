@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 
 use super::rules_tools::{parse_notation, parse_variant};
-use crate::notation::{parse_fen, write_fen};
-use crate::pdn::{self, Game, ReadOptions, WriteOptions};
-use crate::rules::{Notation, Variant};
-use crate::with_board;
+use tammi::notation::{parse_fen, write_fen};
+use tammi::pdn::{self, Game, ReadOptions, WriteOptions};
+use tammi::rules::{Notation, Variant};
+use tammi::with_board;
 
 #[derive(clap::Args, Debug)]
 pub struct PdnArgs {

@@ -5,11 +5,11 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use crate::hub::input::{InputEvent, spawn_reader};
-use crate::notation::{echo, format_move, parse_position, square_name};
-use crate::perft::{divide, perft_threads};
-use crate::rules::{Bits, Board, Notation, Variant};
-use crate::with_board;
+use tammi::hub::input::{InputEvent, spawn_reader};
+use tammi::notation::{echo, format_move, parse_position, square_name};
+use tammi::perft::{divide, perft_threads};
+use tammi::rules::{Bits, Board, Notation, Variant};
+use tammi::with_board;
 
 #[derive(clap::Args, Debug)]
 pub struct PerftArgs {

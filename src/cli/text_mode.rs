@@ -8,15 +8,15 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, select};
 
-use crate::hub::input::{InputEvent, spawn_reader};
-use crate::notation::{
+use tammi::hub::input::{InputEvent, spawn_reader};
+use tammi::notation::{
     echo, format_hub_move, format_move, format_route, parse_move, parse_position, square_name,
     write_fen,
 };
-use crate::rules::{ALL_VARIANTS, Bits, Board, Color, Notation, Variant};
-use crate::search::engine::{Done, Engine, Info};
-use crate::search::limits::Limits;
-use crate::with_board;
+use tammi::rules::{ALL_VARIANTS, Bits, Board, Color, Notation, Variant};
+use tammi::search::engine::{Done, Engine, Info};
+use tammi::search::limits::Limits;
+use tammi::with_board;
 
 /// The command list; the variants come from the variant table.
 fn help() -> String {
@@ -191,7 +191,7 @@ pub fn run<R: BufRead + Send + 'static>(input: R, out: &mut dyn Write) -> anyhow
 /// The game on the board (the rules core's: history, draw rules, outcome) and the
 /// notation it is shown in.
 struct Game<P: Board> {
-    game: crate::rules::Game<P>,
+    game: tammi::rules::Game<P>,
     notation: Notation,
 }
 
@@ -199,7 +199,7 @@ impl<P: Board> Game<P> {
     fn position(&self) -> P {
         *self.game.position()
     }
-    fn legal(&self) -> Vec<crate::rules::Move<P::B>> {
+    fn legal(&self) -> Vec<tammi::rules::Move<P::B>> {
         self.game.legal_moves()
     }
     fn hub_moves(&self) -> Vec<String> {
@@ -231,7 +231,7 @@ fn session<P: Board>(
         None => P::start(),
     };
     let mut game = Game::<P> {
-        game: crate::rules::Game::new(start),
+        game: tammi::rules::Game::new(start),
         notation: P::VARIANT.default_notation(),
     };
     writeln!(out, "{} draughts", P::VARIANT)?;
@@ -297,7 +297,7 @@ fn session<P: Board>(
                     let text = line.trim()[3..].trim();
                     match parse_position::<P>(text) {
                         Ok(p) => {
-                            game.game = crate::rules::Game::new(p);
+                            game.game = tammi::rules::Game::new(p);
                             show(out, &game)?;
                         }
                         Err(e) => writeln!(out, "error: {e}")?,
@@ -433,7 +433,7 @@ fn session<P: Board>(
 fn play<P: Board>(
     out: &mut dyn Write,
     game: &mut Game<P>,
-    mv: &crate::rules::Move<P::B>,
+    mv: &tammi::rules::Move<P::B>,
 ) -> std::io::Result<()> {
     match game.game.play(mv) {
         Ok(()) => show(out, game),

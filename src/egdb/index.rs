@@ -656,11 +656,9 @@ mod tests {
     #[test]
     fn select_and_uncolex_agree_with_their_plain_definitions() {
         // select: the nth set bit, against clearing the lowest n bits one by one.
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = crate::rng::XorShift64::new(crate::rng::GOLDEN);
         for _ in 0..2000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next_u64();
             for n in 0..x.count_ones() {
                 let mut plain = x;
                 for _ in 0..n {

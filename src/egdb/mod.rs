@@ -593,14 +593,9 @@ impl Database {
     /// move (the same `seed` draws the same ones).
     fn sampler<P: EgdbBoard>(&self, seed: u64) -> impl FnMut() -> (Slice, P) + '_ {
         let slices = all_slices(self.max_pieces);
-        let mut rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-        let mut next = move || {
-            // xorshift64*: quality enough to spread samples, no dependency.
-            rng ^= rng >> 12;
-            rng ^= rng << 25;
-            rng ^= rng >> 27;
-            rng.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        };
+        // xorshift64*: quality enough to spread samples.
+        let mut rng = crate::rng::XorShift64Star::seeded(seed);
+        let mut next = move || rng.next_u64();
         move || loop {
             let slice = slices[(next() % slices.len() as u64) as usize];
             // An index that is no position (two men on one square) is drawn again.

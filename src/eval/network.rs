@@ -634,13 +634,8 @@ impl Network {
     /// A network of random weights with `buckets` output buckets (for tests; its first
     /// bucket is [`Network::random`]'s).
     pub fn random_buckets(seed: u64, buckets: usize) -> Network {
-        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut next = move |lo: i32, hi: i32| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            lo + (s % (hi - lo + 1) as u64) as i32
-        };
+        let mut rng = crate::rng::XorShift64::seeded(seed);
+        let mut next = move |lo: i32, hi: i32| lo + rng.below((hi - lo + 1) as usize) as i32;
         let mut n = Network::zeroed(100, buckets);
         for x in n.l1_b.iter_mut() {
             *x = next(-20, 60) as i16;
@@ -861,7 +856,7 @@ mod tests {
     }
 
     fn update_equals_refresh(net: &Network) {
-        let mut rng = 0x2545_F491_4F6C_DD1Du64;
+        let mut rng = crate::rng::XorShift64::new(0x2545_F491_4F6C_DD1D);
         let mut moves = Vec::new();
         let (mut checked, mut kings_seen, mut captures) = (0, false, 0);
         for _game in 0..60 {
@@ -872,10 +867,7 @@ mod tests {
                 if moves.is_empty() {
                     break;
                 }
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                let mv = moves[(rng % moves.len() as u64) as usize];
+                let mv = moves[rng.below(moves.len())];
                 captures += mv.is_capture() as u32;
                 let child = pos.play(&mv);
                 acc = net.update(&acc, &pos, &child);

@@ -139,13 +139,8 @@ mod tests {
     /// Activations with about half zeros (and some at the clip), weights over the whole
     /// `i8` range, from a seed.
     fn random(seed: u64) -> (Box<[i16; 2 * HIDDEN]>, Box<PairWeights>) {
-        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut next = move |n: u64| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s % n
-        };
+        let mut rng = crate::rng::XorShift64::seeded(seed);
+        let mut next = move |n: u64| rng.next_u64() % n;
         let mut a = Box::new([0i16; 2 * HIDDEN]);
         for x in a.iter_mut() {
             *x = match next(4) {

@@ -12,6 +12,7 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use crate::notation::{format_hub_move, parse_move, parse_position, write_fen};
 use crate::pdn::{self, ReadOptions};
+use crate::rng::SplitMix64;
 use crate::rules::{Board, Notation, Variant, outcome};
 use crate::search::engine::{Engine, Score};
 use crate::search::limits::{EngineOptions, Limits};
@@ -185,30 +186,9 @@ pub fn default_plies(variant: Variant) -> usize {
     }
 }
 
-/// A small deterministic generator (splitmix64): the same seed gives the same openings
-/// on every machine.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (n > 0); the modulo bias is negligible for move lists.
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-}
-
 /// Shuffle in place, reproducibly from `seed` (Fisher–Yates).
 pub fn shuffle<T>(items: &mut [T], seed: u64) {
-    let mut rng = Rng::new(seed);
+    let mut rng = SplitMix64::new(seed);
     for i in (1..items.len()).rev() {
         items.swap(i, rng.below(i + 1));
     }
@@ -228,7 +208,7 @@ fn generate_with<P: Board>(o: &GenerateOptions) -> Result<Vec<Opening>> {
         ..EngineOptions::default()
     })
     .map_err(|e| anyhow!(e))?;
-    let mut rng = Rng::new(o.seed);
+    let mut rng = SplitMix64::new(o.seed);
     let start = P::start();
     let start_fen = write_fen(&start, Notation::Numeric);
     let margin = (o.margin * 100.0).round() as i32;

@@ -4,70 +4,42 @@
 //! full-batch Adam on the weights; writes a complete weights file whose header says how
 //! it was made.
 
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use clap::Args;
 use rayon::prelude::*;
 
-use crate::cli::rules_tools::parse_variant;
+use super::data;
 use crate::eval::weights::PATTERN_UNIT;
 use crate::eval::{Evaluate, Evaluator, Weights};
-use crate::notation::parse_position;
 use crate::rules::Variant;
 use crate::with_board;
 
-const FIT_HELP: &str = "\
-Reads the files of 'tune games' ('FEN RESULT' lines; '#' lines are comments), computes
-each position's features once with --base (default: the built-in weights), skips the
-positions whose score the evaluation scales non-linearly (drawish endings), and keeps
-every 10th game apart for validation (a new game starts where the piece count goes
-up).
-
-The model is P(White wins) = sigmoid(K * eval / 100), eval being the white-relative
-evaluation; the loss is the cross-entropy against the results (0.5 for a draw). K is
-fitted first with the base weights, then Adam adjusts every weight except 'man' (the
-unit, fixed) and the non-linear ones (king_mobility_cap, *_pct), with an L2 penalty
-(--l2) on the table entries. The loss (without the penalty) is printed per epoch
-(training and validation); the rounded weights are written with a header saying
-how they were produced.";
-
-#[derive(Args, Debug)]
-#[command(after_help = FIT_HELP)]
-pub struct FitArgs {
-    /// Variant of the weights fitted (see `tammi perft --help`).
-    #[arg(long, short, default_value = "english", value_parser = parse_variant)]
+/// What `tune fit` does: the weights of `variant` fitted to the positions of `data`,
+/// written to `out`. The fields are the command's flags (see `tammi tune fit --help`).
+#[derive(Clone, Debug)]
+pub struct FitConfig {
+    /// Variant of the weights fitted.
     pub variant: Variant,
     /// Data files written by 'tune games'.
-    #[arg(long, num_args = 1.., required = true)]
     pub data: Vec<PathBuf>,
     /// The weights file to write.
-    #[arg(long)]
     pub out: PathBuf,
     /// Full passes of Adam over the training positions.
-    #[arg(long, default_value_t = 300)]
     pub epochs: usize,
     /// Adam's step size, in centi-men.
-    #[arg(long, default_value_t = 1.0)]
     pub lr: f64,
-    /// L2 penalty on the per-square table entries (pulls rare squares to 0 and leaves
-    /// what the scalar terms can say to them).
-    #[arg(long, default_value_t = 3e-7)]
+    /// L2 penalty on the per-square table entries.
     pub l2: f64,
     /// Starting weights file (default: the built-in weights of the variant).
-    #[arg(long)]
     pub base: Option<PathBuf>,
     /// Print the loss every this many epochs (and at the last).
-    #[arg(long, default_value_t = 10)]
     pub report_every: usize,
-    /// Keep the pattern values as they are in --base (fit the scalars and tables only).
-    #[arg(long)]
+    /// Keep the pattern values as they are in `base` (fit the scalars and tables only).
     pub keep_patterns: bool,
     /// Share of the search score in the target (0: the game result alone, 1: the score
     /// alone); above 0 every position needs a score ('tune label').
-    #[arg(long, default_value_t = 0.0)]
     pub lambda: f64,
 }
 
@@ -195,108 +167,37 @@ fn fit_k(d: &Dataset, w: &[f64]) -> f64 {
     (lo + hi) / 2.0
 }
 
-/// Read the data files into training and validation sets, with the features of `eval`.
+/// Read the data files into training and validation sets (see [`data::Games`]), with
+/// the features of `eval`: (training, validation, positions skipped, games, positions).
 fn load<P: Evaluate>(
     files: &[PathBuf],
     eval: &Evaluator<P>,
     need_score: bool,
 ) -> Result<(Dataset, Dataset, usize, usize, usize)> {
     let (mut train, mut valid) = (Dataset::default(), Dataset::default());
-    let (mut skipped, mut games, mut seen) = (0usize, 0usize, 0usize);
-    let (mut game_no, mut last_pieces) = (0usize, u32::MAX);
-    for path in files {
-        let file =
-            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-        for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-            let line = line.with_context(|| format!("{}: line {}", path.display(), n + 1))?;
-            let text = line.trim();
-            if let Some(comment) = text.strip_prefix('#') {
-                let words: Vec<&str> = comment.split_whitespace().collect();
-                if words.first() == Some(&"games")
-                    && let Some(g) = words.get(1).and_then(|g| g.parse::<usize>().ok())
-                {
-                    games += g;
-                }
-                continue;
-            }
-            if text.is_empty() {
-                continue;
-            }
-            let at = || format!("{}: line {}", path.display(), n + 1);
-            let (fen, result, score) = parse_line(text).with_context(at)?;
-            if need_score && score.is_none() {
-                bail!(
-                    "{}: the position has no search score (--lambda needs 'tune label' data)",
-                    at()
-                );
-            }
-            let pos: P = parse_position(fen)
-                .map_err(|e| anyhow::anyhow!("invalid {} position '{fen}': {e}", P::VARIANT))
-                .with_context(at)?;
-            // A game's positions are consecutive and pieces only come off, so more pieces
-            // than the line before means a new game. Every 10th game is kept apart whole:
-            // positions of one game are alike, and a game on both sides of the split would
-            // flatter the validation loss of the many pattern values.
-            let pieces = crate::rules::Bits::count(
-                pos.pieces(crate::rules::Color::White) | pos.pieces(crate::rules::Color::Black),
-            );
-            if pieces > last_pieces {
-                game_no += 1;
-            }
-            last_pieces = pieces;
-            let f = eval
-                .trace(&pos)
-                .ok_or_else(|| anyhow::anyhow!("{} has no traceable evaluation", P::VARIANT))?;
-            if !f.linear {
-                skipped += 1;
-                continue;
-            }
-            let set = if game_no % 10 == 9 {
-                &mut valid
-            } else {
-                &mut train
-            };
-            set.push(&f.sparse(), result, score.unwrap_or(f32::NAN));
-            seen += 1;
+    let (mut skipped, mut seen) = (0usize, 0usize);
+    let games = data::read_positions::<P>(files, need_score, |p| {
+        let f = eval
+            .trace(&p.pos)
+            .ok_or_else(|| anyhow::anyhow!("{} has no traceable evaluation", P::VARIANT))?;
+        if !f.linear {
+            skipped += 1;
+            return Ok(());
         }
-    }
+        let set = if p.validation { &mut valid } else { &mut train };
+        set.push(&f.sparse(), p.result, p.score.unwrap_or(f32::NAN));
+        seen += 1;
+        Ok(())
+    })?;
     Ok((train, valid, skipped, games, seen))
-}
-
-/// `FEN RESULT [SCORE]`: the result is 1, 0.5 or 0 (also 1-0, 1/2-1/2, 0-1); the score
-/// (written by 'tune label') an integer from White's view.
-pub(crate) fn parse_line(text: &str) -> Result<(&str, f32, Option<f32>)> {
-    let mut parts = text.split_whitespace();
-    let (Some(fen), Some(result), score, None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        bail!("expected 'FEN RESULT' or 'FEN RESULT SCORE', found '{text}'");
-    };
-    let score = match score {
-        None => None,
-        Some(s) => match s.parse::<i32>() {
-            Ok(v) if v.abs() <= crate::tuning::label::DECIDED => Some(v as f32),
-            _ => bail!(
-                "score '{s}' is not an integer from -{0} to {0}",
-                crate::tuning::label::DECIDED
-            ),
-        },
-    };
-    let r = match result {
-        "1" | "1.0" | "1-0" => 1.0,
-        "0" | "0.0" | "0-1" => 0.0,
-        "0.5" | "1/2-1/2" => 0.5,
-        _ => bail!("result '{result}' is not 1, 0.5 or 0"),
-    };
-    Ok((fen, r, score))
 }
 
 /// The most epochs a fit may ask for (about a day on the data tammi's weights come from).
 const MAX_EPOCHS: usize = 1_000_000;
 
-/// The flags of `tune fit`, checked before any data is read: clap reads `nan` and `inf`
-/// as numbers, and a fit with them only writes a file of zeros.
-fn check_fit_args(a: &FitArgs) -> Result<()> {
+/// The settings of `tune fit`, checked before any data is read: `nan` and `inf` read as
+/// numbers, and a fit with them only writes a file of zeros.
+fn check_fit_config(a: &FitConfig) -> Result<()> {
     if !(a.lr.is_finite() && a.lr > 0.0 && a.lr <= 1000.0) {
         bail!(
             "--lr must be a number above 0 and at most 1000 (Adam's step, centi-men), got {}",
@@ -340,8 +241,9 @@ fn diverged(epoch: usize, losses: &[f64], w: &[f64], lr: f64) -> Result<()> {
     )
 }
 
-pub fn run_fit(a: &FitArgs) -> Result<i32> {
-    check_fit_args(a)?;
+/// Run `tune fit`: the losses go to standard output, the rest to standard error.
+pub fn run_fit(a: &FitConfig) -> Result<()> {
+    check_fit_config(a)?;
     if a.variant == Variant::Turkish {
         bail!("tune fit works on the diagonal variants; turkish has no traceable evaluation");
     }
@@ -474,7 +376,7 @@ pub fn run_fit(a: &FitArgs) -> Result<i32> {
     ];
     write_weights(&a.out, &out.to_text(&header))?;
     eprintln!("wrote {}", a.out.display());
-    Ok(0)
+    Ok(())
 }
 
 fn write_weights(path: &Path, text: &str) -> Result<()> {

@@ -16,75 +16,46 @@ use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use clap::Args;
 
+use super::data::{self, DECIDED};
 use crate::rules::{Color, Variant};
 use crate::search::engine::{Engine, Score};
 use crate::search::limits::{EngineOptions, Limits};
 
-/// Scores written for a game end or a database result, in centi-men: far enough past any
-/// evaluation that the blended target is a certain win, and small enough that the fit's
-/// sigmoid stays finite.
-pub const DECIDED: i32 = 3000;
-
-const LABEL_HELP: &str = "\
-Reads a file of 'tune games' ('FEN RESULT' lines, '#' lines are comments) and writes
-'FEN RESULT SCORE' lines: SCORE is the engine's search score of the position at the
-budget given (--nodes), from White's view in centi-men; a game end or a database result
-is written as +-3000. Each position is searched with a fresh hash table, so the file
-depends only on the input, --nodes and the build (not on --threads).
-
-With --egdb the searches probe the endgame database (a file, or a directory holding the
-variant's): a position it holds gets its exact value (+-3000, or 0 for a draw), and the
-searches of larger ones see its results as they reach it.
-
-The output is written to OUT.part and renamed to OUT when whole; an interrupted run is
-resumed from OUT.part (its lines must be the first positions of the input). Progress goes
-to standard error. Give the file to 'tune fit --lambda'.";
-
-#[derive(Args, Debug)]
-#[command(after_help = LABEL_HELP)]
-pub struct LabelArgs {
-    /// Variant of the positions (see `tammi perft --help`).
-    #[arg(long, short, default_value = "english", value_parser = crate::cli::rules_tools::parse_variant)]
+/// What `tune label` does: a search score for every position of `data`, written to
+/// `out` (through `out.part`, resumed from it). The fields are the command's flags (see
+/// `tammi tune label --help`).
+#[derive(Clone, Debug)]
+pub struct LabelConfig {
+    /// Variant of the positions.
     pub variant: Variant,
     /// A file written by 'tune games'.
-    #[arg(long)]
     pub data: PathBuf,
     /// The labelled file to write.
-    #[arg(long)]
     pub out: PathBuf,
     /// Nodes searched per position.
-    #[arg(long, default_value_t = 2000)]
     pub nodes: u64,
     /// Positions searched at once (one engine each).
-    #[arg(long, default_value_t = 1)]
     pub threads: usize,
     /// Search with the weights of this file instead of the built-in ones.
-    #[arg(long)]
     pub weights: Option<PathBuf>,
-    #[command(flatten)]
-    pub evaluation: EvalArgs,
+    pub evaluation: EvalConfig,
     /// Search with this endgame database (a file, or a directory holding the variant's).
-    #[arg(long)]
     pub egdb: Option<PathBuf>,
 }
 
-/// The evaluation the tuning commands play or search with (the Hub's `eval` and
-/// `network` parameters).
-#[derive(Args, Debug, Clone, Default)]
-pub struct EvalArgs {
-    /// The evaluation: patterns, or network (english) [default: the variant's network
-    /// where it has one, else patterns].
-    #[arg(long)]
+/// The evaluation the tuning commands play or search with (their `--eval` and
+/// `--network` flags; the Hub's `eval` and `network` parameters).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EvalConfig {
+    /// The evaluation (default: the variant's network where it has one, else patterns).
     pub eval: Option<crate::eval::EvalKind>,
-    /// Play with this network file instead of the built-in network (implies --eval
-    /// network).
-    #[arg(long)]
+    /// Play with this network file instead of the built-in network (implies the
+    /// network evaluation).
     pub network: Option<PathBuf>,
 }
 
-impl EvalArgs {
+impl EvalConfig {
     /// The evaluation these flags select for `variant` (a network file asks for the
     /// network).
     pub fn kind(&self, variant: Variant) -> crate::eval::EvalKind {
@@ -106,7 +77,7 @@ impl EvalArgs {
 
 /// Play `variant` with the weights of `path` and the evaluation of `eval` in this
 /// process (the `--weights`, `--eval` and `--network` flags of the tuning commands).
-pub fn use_weights(variant: Variant, path: Option<&Path>, eval: &EvalArgs) -> Result<()> {
+pub fn use_weights(variant: Variant, path: Option<&Path>, eval: &EvalConfig) -> Result<()> {
     if let Some(p) = path {
         let w = crate::eval::weights::read_file(p, variant).map_err(|e| anyhow::anyhow!(e))?;
         crate::eval::replace_weights(variant, Some(w)).map_err(|e| anyhow::anyhow!(e))?;
@@ -161,43 +132,29 @@ const MAX_NODES: u64 = 100_000_000;
 const BLOCK: usize = 4096;
 
 /// One data line: the position and the result as written in the input.
-struct Line {
+struct Row {
     fen: String,
     result: String,
 }
 
-fn read_input(path: &Path) -> Result<(Vec<String>, Vec<Line>)> {
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let (mut comments, mut lines) = (Vec::new(), Vec::new());
-    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.with_context(|| format!("{}: line {}", path.display(), n + 1))?;
-        let text = line.trim();
-        if text.starts_with('#') {
-            comments.push(text.to_string());
-            continue;
+/// The comments and the data lines of `path`.
+fn read_input(path: &Path) -> Result<(Vec<String>, Vec<Row>)> {
+    let (mut comments, mut rows) = (Vec::new(), Vec::new());
+    data::read_lines(&[path.to_path_buf()], |line, _| {
+        match line {
+            data::Line::Comment(text) => comments.push(text.to_string()),
+            data::Line::Data(labels) => rows.push(Row {
+                fen: labels.fen.to_string(),
+                result: labels.result_text.to_string(),
+            }),
         }
-        if text.is_empty() {
-            continue;
-        }
-        let mut parts = text.split_whitespace();
-        let (Some(fen), Some(result)) = (parts.next(), parts.next()) else {
-            bail!(
-                "{}: line {}: expected 'FEN RESULT', found '{text}'",
-                path.display(),
-                n + 1
-            );
-        };
-        lines.push(Line {
-            fen: fen.to_string(),
-            result: result.to_string(),
-        });
-    }
-    Ok((comments, lines))
+        Ok(())
+    })?;
+    Ok((comments, rows))
 }
 
 /// The data lines already in `part` (from an interrupted run), checked against `input`.
-fn resume_point(part: &Path, input: &[Line]) -> Result<usize> {
+fn resume_point(part: &Path, input: &[Row]) -> Result<usize> {
     let Ok(file) = std::fs::File::open(part) else {
         return Ok(0);
     };
@@ -249,7 +206,8 @@ fn side_of(fen: &str) -> Color {
     }
 }
 
-pub fn run_label(a: &LabelArgs) -> Result<i32> {
+/// Run `tune label`; progress goes to standard error.
+pub fn run_label(a: &LabelConfig) -> Result<()> {
     if !(1..=MAX_NODES).contains(&a.nodes) {
         bail!("--nodes must be between 1 and {MAX_NODES}, got {}", a.nodes);
     }
@@ -387,7 +345,7 @@ pub fn run_label(a: &LabelArgs) -> Result<i32> {
     std::fs::rename(&part, &a.out)
         .with_context(|| format!("cannot rename {} to {}", part.display(), a.out.display()))?;
     eprintln!("wrote {}", a.out.display());
-    Ok(0)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,8 +1,11 @@
 //! The evaluation's training pipeline: self-play data ([`selfplay`], `tammi tune games`),
-//! search labels ([`label`], `tune label`) and the fit of the weights ([`fit`],
-//! `tune fit`). The command line that drives it is [`crate::cli::tune`]; how every
-//! shipped weights file was made is in `tuning/README.md`.
+//! search labels ([`label`], `tune label`), the fit of the weights ([`fit`], `tune fit`)
+//! and of the english network ([`network_fit`], `tune net-fit`), and the data files
+//! they share ([`data`]). Each takes a config struct and returns a `Result`; the command
+//! line that fills them in is the binary's (`src/cli/tune.rs`). How every shipped
+//! weights file was made is in `tuning/README.md`.
 
+pub mod data;
 pub mod fit;
 pub mod label;
 pub mod network_fit;

@@ -14,56 +14,45 @@
 //! A position and its colour-flipped copy have the same inputs (each side's view is its
 //! own), so the data needs no flipped copies.
 
-use std::io::BufRead;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use clap::Args;
 use rayon::prelude::*;
 
+use super::data;
 use crate::eval::network::{self, HIDDEN, INPUTS, L2, MAX_BUCKETS, MAX_I8_WEIGHT, Network, QA, QB};
-use crate::notation::parse_position;
-use crate::rules::{Bits, Board, Color, English, Position};
+use crate::rng::XorShift64;
+use crate::rules::{Board, Color, English, Position};
 
 type Pos = Position<English>;
 
-#[derive(Args, Debug)]
-pub struct NetFitArgs {
+/// What `tune net-fit` does: the english network trained on the positions of `data`,
+/// written to `out`. The fields are the command's flags (see `tammi tune net-fit
+/// --help`).
+#[derive(Clone, Debug)]
+pub struct NetFitConfig {
     /// Data files written by 'tune games' or 'tune label' (english).
-    #[arg(long, num_args = 1.., required = true)]
     pub data: Vec<PathBuf>,
     /// The network file to write.
-    #[arg(long)]
     pub out: PathBuf,
     /// Passes over the training positions.
-    #[arg(long, default_value_t = 10)]
     pub epochs: usize,
     /// Adam's step size (of the first epoch).
-    #[arg(long, default_value_t = 0.002)]
     pub lr: f32,
-    /// The step size's factor from one epoch to the next (1: constant; 0.7 over 12
-    /// epochs ends at 2% of --lr): smaller steps late settle the weights where the
-    /// constant step keeps them wandering.
-    #[arg(long, default_value_t = 1.0)]
+    /// The step size's factor from one epoch to the next (1: constant).
     pub lr_decay: f32,
     /// Positions per mini-batch.
-    #[arg(long, default_value_t = 1024)]
     pub batch: usize,
     /// Share of the search score in the target (0: the game result alone); above 0 every
     /// position needs a score ('tune label').
-    #[arg(long, default_value_t = 0.0)]
     pub lambda: f32,
     /// Centi-men per logit of the output: the evaluation's scale (and the score's in the
-    /// --lambda target).
-    #[arg(long, default_value_t = 135)]
+    /// `lambda` target).
     pub cp_per_logit: i32,
     /// Seed of the initial weights and of the order of the positions.
-    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Output buckets by piece count (1 to 8): the second and third layers once per
-    /// bucket, the first layer shared (1: the plain network, a version 1 file).
-    #[arg(long, default_value_t = 1)]
+    /// Output buckets by piece count (1 to 8).
     pub buckets: usize,
 }
 
@@ -123,20 +112,6 @@ pub struct FloatNet {
     pub buckets: usize,
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Uniform in [-a, a).
-    fn uniform(&mut self, a: f32) -> f32 {
-        ((self.next() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * a
-    }
-}
-
 fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
@@ -159,7 +134,7 @@ impl FloatNet {
     /// the units in their linear range.
     pub fn init(seed: u64, buckets: usize) -> FloatNet {
         assert!((1..=MAX_BUCKETS).contains(&buckets), "buckets {buckets}");
-        let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let mut r = XorShift64::seeded(seed);
         let mut p = vec![0.0; W2 + buckets * BLOCK];
         for x in &mut p[W1..B1] {
             *x = r.uniform(0.2);
@@ -365,13 +340,13 @@ pub fn train(
     let mut v = vec![0.0f32; params];
     let mut t = 0i32;
     let mut order: Vec<u32> = (0..train.len() as u32).collect();
-    let mut rng = Rng(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1);
+    let mut rng = XorShift64::new(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1);
     let mut out = Vec::new();
     for epoch in 1..=epochs {
         let start = Instant::now();
         let step = lr * lr_decay.powi(epoch as i32 - 1);
         for i in (1..order.len()).rev() {
-            let j = (rng.next() % (i as u64 + 1)) as usize;
+            let j = rng.below(i + 1);
             order.swap(i, j);
         }
         let mut sum = 0.0f64;
@@ -417,56 +392,32 @@ pub fn train(
     out
 }
 
-/// Read the data files: (training, validation, games) with every 10th game kept for
-/// validation (a new game starts where the piece count goes up, as in `tune fit`).
+/// Read the data files: (training, validation), every 10th game kept for validation
+/// (see [`data::Games`], the rule of `tune fit` too).
 pub fn load(files: &[PathBuf], lambda: f32, cp: i32) -> Result<(Vec<Sample>, Vec<Sample>)> {
     let (mut train, mut valid) = (Vec::new(), Vec::new());
-    let (mut game_no, mut last_pieces) = (0usize, u32::MAX);
-    for path in files {
-        let file =
-            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-        for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-            let line = line.with_context(|| format!("{}: line {}", path.display(), n + 1))?;
-            let text = line.trim();
-            if text.is_empty() || text.starts_with('#') {
-                continue;
-            }
-            let at = || format!("{}: line {}", path.display(), n + 1);
-            let (fen, result, score) = super::fit::parse_line(text).with_context(at)?;
-            if lambda > 0.0 && score.is_none() {
-                bail!(
-                    "{}: the position has no search score (--lambda needs 'tune label' data)",
-                    at()
-                );
-            }
-            let pos: Pos = parse_position(fen)
-                .map_err(|e| anyhow::anyhow!("invalid english position '{fen}': {e}"))
-                .with_context(at)?;
-            let pieces = (pos.white() | pos.black()).count();
-            if pieces > last_pieces {
-                game_no += 1;
-            }
-            last_pieces = pieces;
-            // Results and scores are from White's view; the target from the mover's.
-            let mut target = result;
-            if let Some(s) = score {
-                target = (1.0 - lambda) * result + lambda * sigmoid(s / cp as f32);
-            }
-            if pos.side() == Color::Black {
-                target = 1.0 - target;
-            }
-            let s = Sample::new(&pos, target);
-            if game_no % 10 == 9 {
-                valid.push(s);
-            } else {
-                train.push(s);
-            }
+    data::read_positions::<Pos>(files, lambda > 0.0, |p| {
+        // Results and scores are from White's view; the target from the mover's.
+        let mut target = p.result;
+        if let Some(s) = p.score {
+            target = (1.0 - lambda) * p.result + lambda * sigmoid(s / cp as f32);
         }
-    }
+        if p.pos.side() == Color::Black {
+            target = 1.0 - target;
+        }
+        let s = Sample::new(&p.pos, target);
+        if p.validation {
+            valid.push(s);
+        } else {
+            train.push(s);
+        }
+        Ok(())
+    })?;
     Ok((train, valid))
 }
 
-pub fn run_net_fit(a: &NetFitArgs) -> Result<i32> {
+/// Run `tune net-fit`; the losses and progress go to standard error.
+pub fn run_net_fit(a: &NetFitConfig) -> Result<()> {
     if !(a.lr.is_finite() && a.lr > 0.0 && a.lr <= 1.0) {
         bail!("--lr must be in (0, 1], got {}", a.lr);
     }
@@ -546,17 +497,18 @@ pub fn run_net_fit(a: &NetFitArgs) -> Result<i32> {
     std::fs::write(&a.out, q.to_text())
         .with_context(|| format!("cannot write {}", a.out.display()))?;
     eprintln!("wrote {}", a.out.display());
-    Ok(0)
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::Bits;
 
     /// Positions of random english games, labelled by material: the side to move wins
     /// with probability sigmoid(material difference).
     fn synthetic(n: usize, seed: u64) -> Vec<(Pos, Sample)> {
-        let mut r = Rng(seed | 1);
+        let mut r = XorShift64::new(seed | 1);
         let mut out = Vec::new();
         let mut moves = Vec::new();
         while out.len() < n {
@@ -566,7 +518,7 @@ mod tests {
                 if moves.is_empty() {
                     break;
                 }
-                pos = pos.play(&moves[(r.next() % moves.len() as u64) as usize]);
+                pos = pos.play(&moves[r.below(moves.len())]);
                 let side = pos.side();
                 let k = pos.kings();
                 let own = pos.pieces(side);

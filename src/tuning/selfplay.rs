@@ -13,80 +13,49 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use clap::Args;
 
-use crate::cli::rules_tools::parse_variant;
+use super::label::EvalConfig;
 use crate::egdb::{Database, Wld};
 use crate::matches::openings::english_ballots;
 use crate::notation::{format_hub_move, parse_move, parse_position, write_fen};
+use crate::rng::{MixChain, splitmix64};
 use crate::rules::{Board, Color, Game, Notation, Outcome, Variant};
 use crate::search::engine::Engine;
 use crate::search::limits::{EngineOptions, Limits};
 use crate::search::search::MAX_DEPTH;
 use crate::with_board;
 
-const GAMES_HELP: &str = "\
-Games start from the english ACF three-move ballots (other variants: the start position),
-then --random-plies uniformly random legal moves, then the engine plays both sides with
-a fixed budget per move (--nodes, or --depth) and a fresh hash table per game. Games end
-by the rules: no legal move, threefold repetition, the variant's draw counters, or
---max-plies (a draw). With --egdb the engine searches with the endgame database (a
-file, or a directory holding the variant's), and a game ends at the first position the
-database holds, with its value as the result: the result is then what perfect play
-gives, and no time goes on playing out endings already known.
-
-Output: '# ...' header lines, then one line per quiet position (neither side has a
-capture) after the random plies: the position as a PDN FEN and the game's result from
-White's view (1, 0.5 or 0), e.g. 'B:W18,21-32:B1-12,14 0.5'. Game i uses the seed
-(--seed, i), and lines are written in game order, so the file depends only on the flags.
-The games go to OUT.part, renamed to OUT when the last one is in: OUT is always whole.
-A run cut short (Ctrl-C, a crash, a session's end) goes on from the games in OUT.part
-when run again with the same flags (OUT.part.done counts them). Progress (games,
-positions, games per second) goes to standard error.";
-
-#[derive(Args, Debug)]
-#[command(after_help = GAMES_HELP)]
-pub struct GamesArgs {
-    /// Variant of the games (see `tammi perft --help`).
-    #[arg(long, short, default_value = "english", value_parser = parse_variant)]
+/// What `tune games` does: `games` self-play games of `variant`, their quiet positions
+/// written to `out` (through `out.part`, resumed from it). The fields are the command's
+/// flags (see `tammi tune games --help`).
+#[derive(Clone, Debug)]
+pub struct GamesConfig {
+    /// Variant of the games.
     pub variant: Variant,
     /// Games to play.
-    #[arg(long, default_value_t = 1000)]
     pub games: usize,
     /// Output file.
-    #[arg(long)]
     pub out: PathBuf,
-    /// Nodes per move (the default budget).
-    #[arg(long, conflicts_with = "depth")]
+    /// Nodes per move (the default budget, 4000 when neither this nor `depth` is given).
     pub nodes: Option<u64>,
-    /// Depth per move instead of nodes.
-    #[arg(long)]
+    /// Depth per move instead of nodes (used when both are given).
     pub depth: Option<u32>,
     /// Games played at once (one engine each).
-    #[arg(long, default_value_t = 1)]
     pub threads: usize,
     /// Random legal moves after the opening.
-    #[arg(long, default_value_t = 4)]
     pub random_plies: usize,
     /// Seed of the random plies (with the game number: the same flags give the same file).
-    #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// A game still going after this many plies is a draw.
-    #[arg(long, default_value_t = 300)]
     pub max_plies: usize,
     /// Hash table per engine, MiB.
-    #[arg(long, default_value_t = 16)]
     pub hash: usize,
     /// Play with the weights of this file instead of the built-in ones.
-    #[arg(long)]
     pub weights: Option<PathBuf>,
-    #[command(flatten)]
-    pub evaluation: crate::tuning::label::EvalArgs,
+    pub evaluation: EvalConfig,
     /// Play with this endgame database and end each game where it knows the result.
-    #[arg(long)]
     pub egdb: Option<PathBuf>,
     /// Stop after writing this many games in this run (to test resumption).
-    #[arg(long, hide = true)]
     pub stop_after: Option<usize>,
 }
 
@@ -142,21 +111,10 @@ impl Done {
     }
 }
 
-/// splitmix64: a seed per game from (seed, game).
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = mix(self.0);
-        (self.0 % n as u64) as usize
-    }
+/// The generator of game `game`'s opening and random plies: seeded by (`seed`, `game`)
+/// alone, so a game does not depend on the others or on the thread that plays it.
+fn game_rng(seed: u64, game: usize) -> MixChain {
+    MixChain::new(splitmix64(seed ^ splitmix64(game as u64)))
 }
 
 /// One finished game: its quiet positions (FEN) and White's score.
@@ -165,7 +123,8 @@ struct GameData {
     result: f64,
 }
 
-pub fn run_games(a: &GamesArgs) -> Result<i32> {
+/// Run `tune games`; progress goes to standard error.
+pub fn run_games(a: &GamesConfig) -> Result<()> {
     if a.games == 0 {
         bail!("--games must be at least 1");
     }
@@ -337,7 +296,7 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
                     if i >= stop_at || failure.lock().unwrap().is_some() {
                         return;
                     }
-                    let mut rng = Rng(mix(a.seed ^ mix(i as u64)));
+                    let mut rng = game_rng(a.seed, i);
                     let (start_fen, moves) = &openings[rng.below(openings.len())];
                     let game = with_board!(a.variant, P => play_game::<P>(
                         &mut engine, &limits, start_fen, moves, &mut rng, a,
@@ -415,7 +374,7 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
             s.written,
             a.games
         );
-        return Ok(0);
+        return Ok(());
     }
     let [losses, draws, wins] = s.score;
     let line = format!(
@@ -434,7 +393,7 @@ pub fn run_games(a: &GamesArgs) -> Result<i32> {
         .with_context(|| format!("cannot rename {} to {}", part.display(), a.out.display()))?;
     let _ = std::fs::remove_file(Done::path(&part));
     eprintln!("{}: {}", a.out.display(), &line[2..]);
-    Ok(0)
+    Ok(())
 }
 
 /// A database value for the side to move as White's result.
@@ -458,8 +417,8 @@ fn play_game<P: Board>(
     limits: &Limits,
     start_fen: &str,
     opening: &[String],
-    rng: &mut Rng,
-    a: &GamesArgs,
+    rng: &mut MixChain,
+    a: &GamesConfig,
     egdb: Option<&Database>,
 ) -> Result<GameData, String> {
     let start: P = parse_position(start_fen).map_err(|e| e.to_string())?;
