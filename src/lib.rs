@@ -9,6 +9,7 @@ pub mod hub;
 pub mod matches;
 pub mod memory;
 pub mod notation;
+pub mod oracle;
 pub mod pdn;
 pub mod perft;
 pub mod rng;

@@ -612,6 +612,9 @@ fn a_refused_level_keeps_the_limits_and_go_think_still_plays() {
         "level nodes=0",
         "level time=-1",
         "level move-time=abc",
+        "level inc=-1",
+        "level moves=-5",
+        "level time=60 inc=1e12",
     ] {
         hub.send("pos");
         hub.send(bad);

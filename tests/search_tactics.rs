@@ -1,5 +1,5 @@
 //! Tactics: the positions of tests/data/tactics.tsv, each with a single winning move
-//! proved by the exact prover of `tammi::search::proof` (the comment says at which depth).
+//! proved by the exact prover of `tammi::oracle::proof` (the comment says at which depth).
 //!
 //! - the file is well formed, large enough, and every claim names its proof depth;
 //! - tammi's search finds every key move at a fixed depth (a failure means a search or
@@ -9,9 +9,9 @@
 
 use tammi::eval::{EvalKind, select_eval};
 use tammi::notation::{parse_move, parse_position};
+use tammi::oracle::proof;
+use tammi::oracle::tactics::{self, Tactic};
 use tammi::rules::{Board, English, International, Position, Variant};
-use tammi::search::proof;
-use tammi::search::tactics::{self, Tactic};
 use tammi::search::{Engine, EngineOptions, Limits};
 
 fn load() -> Vec<Tactic> {

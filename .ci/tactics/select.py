@@ -25,7 +25,7 @@ HEADER = """\
 # tests/search_tactics.rs, `tammi bench --tactics tests/data/tactics.tsv` (how many tammi
 # solves in 1 s each) and `tammi bench --tactics tests/data/tactics.tsv --prove` (re-proves
 # every claim). Columns (tab-separated): variant, FEN, the key move, comment. The comment
-# starts with the claim `proof dN:` that tammi's prover (src/search/proof.rs) checks.
+# starts with the claim `proof dN:` that tammi's prover (src/oracle/proof.rs) checks.
 #
 # "Proved at depth N": a full-width minimax to N plies (alpha-beta only, which is exact; no
 # transposition-table cut-offs, no pruning, no evaluation but material), where the search

@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 use tammi::notation::{parse_position, write_fen};
+use tammi::oracle::tactics;
 use tammi::rules::{Notation, Variant};
 use tammi::search::bench;
-use tammi::search::tactics;
 use tammi::search::{Engine, EngineOptions, Info, Limits};
 use tammi::with_board;
 

@@ -18,14 +18,12 @@ pub mod engine;
 pub mod history;
 pub mod limits;
 pub mod ordering;
-pub mod proof;
 mod report;
 pub mod resources;
 mod run;
 mod score;
 #[allow(clippy::module_inception)]
 pub mod search;
-pub mod tactics;
 mod threads;
 pub mod time;
 pub mod tt;

@@ -1,5 +1,5 @@
 //! Finds tactics test positions in PDN games, each proved by tammi's exact prover
-//! (`tammi::search::proof`), and prints them as lines of tests/data/tactics.tsv.
+//! (`tammi::oracle::proof`), and prints them as lines of tests/data/tactics.tsv.
 //!
 //!     cargo run --release -- [OPTIONS] GAMES.pdn...
 //!
@@ -30,7 +30,7 @@ use std::path::Path;
 use tammi::notation::{format_move, write_fen};
 use tammi::pdn::{Game, ReadOptions, read_file};
 use tammi::rules::{Bits, Board, Move, Notation, Variant};
-use tammi::search::proof::{self, WIN_BOUND};
+use tammi::oracle::proof::{self, WIN_BOUND};
 use tammi::with_board;
 
 struct Opts {

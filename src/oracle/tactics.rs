@@ -10,9 +10,9 @@ use crate::notation::{format_hub_move, format_move, parse_move, parse_position};
 use crate::rules::{Board, Goal, Variant};
 use crate::with_board;
 
-use super::engine::Engine;
-use super::limits::Limits;
 use super::proof;
+use crate::search::engine::Engine;
+use crate::search::limits::Limits;
 
 /// One test position.
 #[derive(Clone, Debug, PartialEq, Eq)]
