@@ -117,20 +117,10 @@ fn command_line_errors_are_one_line_with_status_2() {
 
 #[test]
 fn moves_answers_every_input_line_and_reports_bad_ones() {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
-        .args(["moves", "--variant", "english", "--json"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"B:W21-32:B1-12\nnot a fen\nW:W30:B25,26,17,18\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = run_with_input(
+        &["moves", "--variant", "english", "--json"],
+        b"B:W21-32:B1-12\nnot a fen\nW:W30:B25,26,17,18\n",
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3);
@@ -140,11 +130,11 @@ fn moves_answers_every_input_line_and_reports_bad_ones() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// `tammi moves` reading `input` on standard input: (stdout, stderr).
-fn moves_with_input(input: &[u8]) -> (String, String) {
+/// `tammi` with `args`, `input` written to its standard input.
+fn run_with_input(args: &[&str], input: &[u8]) -> std::process::Output {
     use std::io::Write;
     let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
-        .args(["moves"])
+        .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -158,6 +148,12 @@ fn moves_with_input(input: &[u8]) -> (String, String) {
     });
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap();
+    out
+}
+
+/// `tammi moves` reading `input` on standard input: (stdout, stderr).
+fn moves_with_input(input: &[u8]) -> (String, String) {
+    let out = run_with_input(&["moves"], input);
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -258,20 +254,7 @@ fn options_that_would_be_ignored_are_refused() {
 /// like any bad position and the lines after it are still answered.
 #[test]
 fn moves_reads_past_a_line_that_is_not_utf8() {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
-        .args(["moves", "--json"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"W:W31:B1\nW:W31\xff:B1\nW:W32:B1\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = run_with_input(&["moves", "--json"], b"W:W31:B1\nW:W31\xff:B1\nW:W32:B1\n");
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
