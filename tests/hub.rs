@@ -730,31 +730,6 @@ fn go_on_a_finished_game_says_why() {
     );
 }
 
-/// The moves of `pos` are the game's history: a threefold repetition ends the game there
-/// (`go` has no move to give and says why), and a move after it is refused, naming it.
-#[test]
-fn a_repetition_in_the_move_list_ends_the_game() {
-    let mut hub = Hub::ready();
-    hub.send("set-param name=variant value=english");
-    let shuffle = "29-25 4-8 25-29 8-4 29-25 4-8 25-29 8-4";
-    hub.send(&format!("pos fen=W:WK29:BK4 moves=\"{shuffle}\""));
-    hub.send("go think");
-    let lines = hub.until("done");
-    assert!(
-        lines[0].contains("the game is over (draw by threefold repetition)"),
-        "{lines:?}"
-    );
-    hub.send(&format!("pos fen=W:WK29:BK4 moves=\"{shuffle} 29-25\""));
-    let error = hub.last("error");
-    assert!(
-        error.contains("move 9 of 9") && error.contains("already over"),
-        "{error}"
-    );
-    // The position before stays: still over.
-    hub.send("go think");
-    assert!(hub.until("done")[0].contains("the game is over"));
-}
-
 /// A `pos` refused by the position parser (an illegal move) cleared the limits set before
 /// it, so the next `go think` ran without them (found by .ci/fuzz). A refused line
 /// changes nothing: the depth set before it still limits the search.

@@ -260,9 +260,9 @@ impl Engine {
         self.game.legal_moves()
     }
 
-    /// How the game has ended by the rules, if it has: no legal move, breakthrough's
-    /// first king, or a draw by the history (repetition, a draw counter). A search of
-    /// such a position has no move to give.
+    /// How the game has ended on the board, if it has: no legal move, or breakthrough's
+    /// first king. A search of such a position has no move to give. (The draw rules are
+    /// the referee's to apply: a client whose rules lack one asks for a move there.)
     pub fn outcome(&self) -> Option<Outcome> {
         self.game.outcome()
     }

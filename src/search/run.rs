@@ -71,11 +71,6 @@ impl<P: Evaluate> GameState<P> {
             let at = |e: &dyn std::fmt::Display| {
                 format!("move {} of {} ('{text}'): {e}", i + 1, moves.len())
             };
-            // A move after the end of the game (a win, or a draw by the rules: a
-            // repetition, a draw counter) is no move of this game.
-            if let Some(o) = game.outcome() {
-                return Err(at(&format!("the game was already over ({o})")));
-            }
             let mv = parse_move(game.position(), text, &game.legal_moves()).map_err(|e| at(&e))?;
             game.play(&mv).map_err(|e| at(&e))?;
         }
@@ -207,7 +202,9 @@ impl<P: Evaluate> AnyGame for GameState<P> {
     }
 
     fn outcome(&self) -> Option<Outcome> {
-        self.game.outcome()
+        let mut legal = Vec::new();
+        self.pos.generate(&mut legal);
+        crate::rules::outcome(&self.pos, !legal.is_empty())
     }
 
     fn run(self: Arc<Self>, mut job: Job, slot: &mut Slot, helpers: &[Sender<Task>]) {
@@ -217,7 +214,7 @@ impl<P: Evaluate> AnyGame for GameState<P> {
             .unwrap_or(P::VARIANT.default_notation());
         let mut legal = Vec::new();
         self.pos.generate(&mut legal);
-        if self.game.outcome().is_some() {
+        if legal.is_empty() || crate::rules::outcome(&self.pos, true).is_some() {
             // The game is over (by the rules, its history included): there is no move
             // to give.
             hold_until_released(&job.control, &job.limits);
