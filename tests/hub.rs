@@ -771,3 +771,34 @@ fn a_go_with_no_move_to_give_uses_up_the_limits() {
     let lines = hub.until_within("done", Duration::from_secs(20));
     assert!(arg(lines.last().unwrap(), "move").is_some(), "{lines:?}");
 }
+
+/// A `moves` list of about 1 MB that repeats the same positions (the audit's case) was
+/// taken without a word. The game its history has drawn is said to be over at `pos`; `go`
+/// still plays (the referee applies the draw rules: pydraughts has no brazilian 5-move
+/// rule and asks for a move there), and a history that draws nothing says nothing.
+#[test]
+fn a_history_that_draws_the_game_is_said_to_end_it() {
+    let mut hub = Hub::ready();
+    hub.send("set-param name=variant value=english");
+    let cycle = "1-5 32-28 5-1 28-32 ";
+    let moves = cycle.repeat(999_000 / cycle.len());
+    assert!(moves.len() > 990_000);
+    hub.send(&format!("pos fen=W:WK1:BK32 moves=\"{}\"", moves.trim()));
+    hub.send("ping");
+    let lines = hub.until_within("pong", Duration::from_secs(30));
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[0].starts_with("info"), "{lines:?}");
+    assert!(
+        lines[0].contains("message=\"the game is over") && lines[0].contains("repetition"),
+        "{lines:?}"
+    );
+    hub.send("level depth=2");
+    hub.send("go think");
+    let lines = hub.until_within("done", Duration::from_secs(20));
+    assert_eq!(arg(lines.last().unwrap(), "move"), Some("1-5"), "{lines:?}");
+
+    // Once round the cycle: the position has been seen twice, not three times.
+    hub.send(&format!("pos fen=W:WK1:BK32 moves=\"{}\"", cycle.trim()));
+    hub.send("ping");
+    assert_eq!(hub.until("pong"), ["pong"]);
+}

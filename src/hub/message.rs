@@ -119,6 +119,8 @@ pub struct InfoFields {
     pub nps: Option<f64>,
     /// The principal variation, Hub moves; `None` when the line has no `pv`.
     pub pv: Option<Vec<String>>,
+    /// Words for a person (tammi's extension; clients ignore fields they do not know).
+    pub message: Option<String>,
 }
 
 /// `name=value` with the value quoted where the syntax requires it.
@@ -411,6 +413,9 @@ impl Reply {
                 if let Some(pv) = &i.pv {
                     s.push_str(&arg("pv", &pv.join(" ")));
                 }
+                if let Some(m) = &i.message {
+                    s.push_str(&arg("message", m));
+                }
                 s
             }
             Reply::Done { mv, ponder } => match (mv, ponder) {
@@ -479,6 +484,7 @@ impl Reply {
                 pv: line
                     .get("pv")
                     .map(|p| p.split_whitespace().map(str::to_string).collect()),
+                message: text("message"),
             }),
             "done" => Reply::Done {
                 mv: text("move").filter(|m| !m.is_empty()),
@@ -599,6 +605,11 @@ mod tests {
                 time: Some(0.125),
                 nps: Some(1.5),
                 pv: Some(vec!["32-28".into(), "19-23".into()]),
+                message: None,
+            }),
+            Reply::Info(InfoFields {
+                message: Some("the game is drawn: a repetition".into()),
+                ..InfoFields::default()
             }),
             Reply::Info(InfoFields {
                 pv: Some(vec![]),

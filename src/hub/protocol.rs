@@ -15,7 +15,7 @@ use super::input::{InputEvent, spawn_reader};
 use super::line::parse_line;
 use super::message::{Command, GoMode, InfoFields, LevelLimit, ParamType, Reply};
 use crate::notation::echo;
-use crate::rules::{ALL_VARIANTS, Variant};
+use crate::rules::{ALL_VARIANTS, DrawReason, Outcome, Variant};
 use crate::search::engine::{Done, Engine, Info};
 use crate::search::limits::{EngineOptions, Limits};
 
@@ -524,6 +524,17 @@ impl Hub {
         // a refused `pos` changes nothing, the limits included.
         self.limits = Limits::default();
         self.position = (text, moves);
+        // The draw rules are the referee's (a client whose rules lack this one asks for a
+        // move here, and gets one), but a game its history has ended is said to be over.
+        if let Some(reason) = self.engine.drawn_by_history() {
+            send(
+                &self.out,
+                &Reply::Info(InfoFields {
+                    message: Some(history_draw_message(&reason)),
+                    ..InfoFields::default()
+                }),
+            );
+        }
         Ok(())
     }
 
@@ -644,6 +655,15 @@ fn tt_size_of(mb: usize) -> u32 {
     ((mb as u64) << 20 >> 4).max(1 << 16).ilog2().min(32)
 }
 
+/// What `pos` says of a game its moves have drawn by the rules. No `=` in it: pydraughts
+/// splits `info` fields at every `=`.
+fn history_draw_message(reason: &DrawReason) -> String {
+    let outcome = Outcome::Draw(*reason);
+    format!(
+        "the game is over by its moves ({outcome}); go still gives a move, the referee applies the draw rules"
+    )
+}
+
 fn info_reply(info: &Info) -> Reply {
     Reply::Info(InfoFields {
         depth: Some(info.depth),
@@ -654,6 +674,7 @@ fn info_reply(info: &Info) -> Reply {
         time: Some(info.time.as_secs_f64()),
         nps: Some(info.nps as f64 / 1e6),
         pv: Some(info.pv_hub.clone()),
+        message: None,
     })
 }
 

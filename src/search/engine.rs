@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use crossbeam_channel::Receiver;
 
-use crate::rules::{Outcome, Variant};
+use crate::rules::{DrawReason, Outcome, Variant};
 use crate::with_board;
 
 use super::limits::{EngineOptions, Limits};
@@ -265,6 +265,14 @@ impl Engine {
     /// the referee's to apply: a client whose rules lack one asks for a move there.)
     pub fn outcome(&self) -> Option<Outcome> {
         self.game.outcome()
+    }
+
+    /// Why the moves given with the position have drawn the game by the rules (a
+    /// repetition, a draw counter), if they have. The engine still searches such a
+    /// position when asked: the referee applies the draw rules, and a client whose rules
+    /// lack this one wants a move.
+    pub fn drawn_by_history(&self) -> Option<DrawReason> {
+        self.game.drawn_by_history()
     }
 
     /// Start searching the current position; returns at once. `on_info` gets the progress

@@ -14,7 +14,7 @@ use crate::eval::{Evaluate, Evaluator};
 use crate::notation::{
     format_hub_move, format_move, parse_move, parse_position, write_fen, write_hub_position,
 };
-use crate::rules::{Game, Move, Notation, Outcome, Variant};
+use crate::rules::{DrawReason, Game, Move, Notation, Outcome, Variant};
 
 use super::limits::{EngineOptions, Limits};
 use super::report::{Done, Info};
@@ -48,6 +48,8 @@ pub(super) trait AnyGame: Send + Sync {
     fn legal_moves(&self) -> Vec<String>;
     /// How the game has ended by the rules (its history included), if it has.
     fn outcome(&self) -> Option<Outcome>;
+    /// Why the game's history has drawn it (a repetition, a draw counter), if it has.
+    fn drawn_by_history(&self) -> Option<DrawReason>;
     /// Run a search to its end on the calling thread (a pool thread, whose tables are
     /// `slot`) with the help of the pool's `helpers`, then call `on_done`.
     fn run(self: Arc<Self>, job: Job, slot: &mut Slot, helpers: &[Sender<Task>]);
@@ -205,6 +207,10 @@ impl<P: Evaluate> AnyGame for GameState<P> {
         let mut legal = Vec::new();
         self.pos.generate(&mut legal);
         crate::rules::outcome(&self.pos, !legal.is_empty())
+    }
+
+    fn drawn_by_history(&self) -> Option<DrawReason> {
+        self.game.drawn()
     }
 
     fn run(self: Arc<Self>, mut job: Job, slot: &mut Slot, helpers: &[Sender<Task>]) {
