@@ -3,7 +3,7 @@
 //! parameters `eval` and `network` select it (bad values are errors that keep the
 //! evaluation in use).
 
-use tammi::eval::{EvalKind, Network, replace_network, select_eval};
+use tammi::eval::{EvalKind, EvalSettings, Network};
 use tammi::rules::Variant;
 use tammi::search::{Engine, EngineOptions, Limits, Score};
 
@@ -34,13 +34,17 @@ fn search_all(engine: &mut Engine, depth: u32) -> Vec<(u64, Option<Score>)> {
 #[test]
 fn search_accumulators_equal_from_scratch_and_network_is_used() {
     let mut engine = Engine::new(EngineOptions::default()).unwrap();
-    select_eval(Variant::English, EvalKind::Patterns).unwrap();
+    let mut eval = EvalSettings::default();
+    eval.select(Variant::English, EvalKind::Patterns).unwrap();
+    engine.set_eval(eval.clone());
     let patterns = search_all(&mut engine, 9);
     // A random network: every weight matters, so any accumulator slip shows. Every
     // evaluation of the searches below is checked against the from-scratch one.
     tammi::eval::network::verify(true);
-    replace_network(Variant::English, Some(Network::random(5))).unwrap();
-    select_eval(Variant::English, EvalKind::Network).unwrap();
+    eval.replace_network(Variant::English, Some(Network::random(5)))
+        .unwrap();
+    eval.select(Variant::English, EvalKind::Network).unwrap();
+    engine.set_eval(eval.clone());
     let net = search_all(&mut engine, 9);
     let total: u64 = net.iter().map(|r| r.0).sum();
     assert!(total > 10_000, "{total}");
@@ -50,11 +54,14 @@ fn search_accumulators_equal_from_scratch_and_network_is_used() {
     );
     // Four output buckets (the first the same as the one-bucket network's): the
     // accumulators are checked the same way, and the other buckets change the play.
-    replace_network(Variant::English, Some(Network::random_buckets(5, 4))).unwrap();
+    eval.replace_network(Variant::English, Some(Network::random_buckets(5, 4)))
+        .unwrap();
+    engine.set_eval(eval.clone());
     let bucketed = search_all(&mut engine, 9);
     assert_ne!(bucketed, net, "the buckets are used");
     // Back to the patterns: the same searches as before.
-    select_eval(Variant::English, EvalKind::Patterns).unwrap();
+    eval.select(Variant::English, EvalKind::Patterns).unwrap();
+    engine.set_eval(eval);
     assert_eq!(search_all(&mut engine, 9), patterns);
 }
 
@@ -64,7 +71,9 @@ fn only_english_has_a_network_and_plays_with_it_by_default() {
     for v in [Variant::International, Variant::Russian, Variant::Italian] {
         assert_eq!(EvalKind::default_for(v), EvalKind::Patterns, "{v}");
     }
-    let e = select_eval(Variant::International, EvalKind::Network).unwrap_err();
+    let e = EvalSettings::default()
+        .select(Variant::International, EvalKind::Network)
+        .unwrap_err();
     assert!(e.contains("no network"), "{e}");
     assert!("neural".parse::<EvalKind>().is_err());
 }

@@ -321,3 +321,38 @@ fn history_and_killers_are_kept_between_moves_and_cleared_by_new_game_or_variant
         "another variant's search kept this variant's history"
     );
 }
+
+/// Each engine owns its evaluation: weights given to one engine change its searches and
+/// no other's, the position set after the change included (the weights were once a
+/// process-wide setting, so one engine's weights were every engine's).
+#[test]
+fn two_engines_in_one_process_each_evaluate_with_their_own_weights() {
+    use tammi::eval::{EvalSettings, Weights};
+    let fen = "W:W27,28,31,32,33,34,36,37,38,39,41,42,43,45,46,47,48,49:B2,3,4,6,7,8,9,11,12,13,14,16,17,18,19,22,23,24";
+    let search = |e: &mut Engine| {
+        e.set_position(Variant::International, fen, &[]).unwrap();
+        e.new_game();
+        let d = e.think(Limits::depth(6), |_| {});
+        (d.nodes, d.score, d.best)
+    };
+    let mut own = engine(1);
+    let built_in = search(&mut own);
+
+    let mut inverted = Weights::embedded(Variant::International);
+    let params: Vec<i32> = inverted.params().iter().map(|p| -p).collect();
+    inverted.set_params(&params);
+    let mut eval = EvalSettings::default();
+    eval.replace_weights(Variant::International, Some(inverted))
+        .unwrap();
+    let mut other = engine(1);
+    other.set_eval(eval);
+    assert!(other.eval().has_given_weights(Variant::International));
+    let given = search(&mut other);
+    assert_ne!(given, built_in, "the given weights change the search");
+
+    // The first engine, and one made afterwards, still search with the built-in weights.
+    assert_eq!(search(&mut own), built_in);
+    assert_eq!(search(&mut engine(1)), built_in);
+    assert!(!own.eval().has_given_weights(Variant::International));
+    assert_eq!(search(&mut other), given);
+}

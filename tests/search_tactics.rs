@@ -7,7 +7,7 @@
 //! - the prover re-proves the claims (so they can fail), and behaves on small positions
 //!   whose values are known by hand.
 
-use tammi::eval::{EvalKind, select_eval};
+use tammi::eval::{EvalKind, EvalSettings};
 use tammi::notation::{parse_move, parse_position};
 use tammi::oracle::proof;
 use tammi::oracle::tactics::{self, Tactic};
@@ -56,12 +56,13 @@ fn the_file_is_well_formed_and_large_enough() {
 }
 
 /// The file's positions (of `only`, or all) that the search misses at [`depth`].
-fn missed_at_fixed_depth(all: &[Tactic], only: Option<Variant>) -> Vec<String> {
+fn missed_at_fixed_depth(all: &[Tactic], only: Option<Variant>, eval: EvalSettings) -> Vec<String> {
     let mut engine = Engine::new(EngineOptions {
         hash_mb: 16,
         ..EngineOptions::default()
     })
     .unwrap();
+    engine.set_eval(eval);
     let mut missed = Vec::new();
     for t in all.iter().filter(|t| only.is_none_or(|v| v == t.variant)) {
         let (best, ok) = tactics::solve(&mut engine, t, Limits::depth(depth(t.variant))).unwrap();
@@ -75,8 +76,8 @@ fn missed_at_fixed_depth(all: &[Tactic], only: Option<Variant>) -> Vec<String> {
     missed
 }
 
-/// One test for both evaluations of english: the selection is the process's, so two
-/// tests switching it at once would race.
+/// Both evaluations of english: the pattern tables for every variant, the network for
+/// english's shots.
 #[test]
 fn tactics_are_solved_at_fixed_depth() {
     let all = load();
@@ -87,10 +88,12 @@ fn tactics_are_solved_at_fixed_depth() {
     // 24), while in games it plays those endings better than the patterns (-20 +- 16
     // Elo for the patterns there over 800 games at 20,000 nodes, docs/results.md): it is held to
     // every shot that wins material, below.
-    select_eval(Variant::English, EvalKind::Patterns).unwrap();
-    let missed = missed_at_fixed_depth(&all, None);
-    select_eval(Variant::English, EvalKind::default_for(Variant::English)).unwrap();
-    let by_network = missed_at_fixed_depth(&all, Some(Variant::English));
+    let mut patterns = EvalSettings::default();
+    patterns
+        .select(Variant::English, EvalKind::Patterns)
+        .unwrap();
+    let missed = missed_at_fixed_depth(&all, None, patterns);
+    let by_network = missed_at_fixed_depth(&all, Some(Variant::English), EvalSettings::default());
     assert_eq!(EvalKind::default_for(Variant::English), EvalKind::Network);
     let network_material: Vec<&String> = by_network
         .iter()

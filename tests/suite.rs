@@ -2,9 +2,10 @@
 //! rules, notation, protocols, search, databases, tools), sharing the helpers of `common`.
 //! One crate links the library once, where 31 crates linked it 31 times with fat LTO.
 //!
-//! Three files stay crates of their own (see `Cargo.toml`): two change the evaluation
-//! english plays with, which is process-wide state, and would change the searches of the
-//! tests running beside them here; one counts the search threads of its process.
+//! Two files stay crates of their own (see `Cargo.toml`): one makes every network
+//! evaluation of its process check itself against a computation from scratch (a switch
+//! for the whole process, which would slow the tests running beside it here); one
+//! counts the search threads of its process.
 
 mod common;
 
@@ -32,6 +33,7 @@ mod rules_kings_promotion;
 mod search_bench;
 mod search_draws;
 mod search_engine;
+mod search_tactics;
 mod search_time;
 mod search_tt;
 mod tchuka;

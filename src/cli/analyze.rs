@@ -280,11 +280,12 @@ pub fn run_bench(a: &BenchArgs) -> Result<i32> {
         return run_tactics(file, seconds("time", a.time.unwrap_or(1.0))?, a.threads);
     }
     options(a.threads, 16, 1, None)?;
+    let mut eval = tammi::eval::EvalSettings::default();
     if let (Some(v), Some(kind)) = (a.variant, a.eval) {
-        tammi::eval::select_eval(v, kind).map_err(anyhow::Error::msg)?;
+        eval.select(v, kind).map_err(anyhow::Error::msg)?;
     }
     let t = Instant::now();
-    let lines = bench::run_positions(a.depth, a.threads, a.variant, |l| {
+    let lines = bench::run_positions(a.depth, a.threads, a.variant, &eval, |l| {
         println!(
             "{:<13} {:>10} nodes {:>7.3} s  best {:<8} {}",
             l.variant.name(),

@@ -126,7 +126,7 @@ impl Features {
 /// The evaluation of one variant, ready to use. Cloning shares the tables.
 pub struct Evaluator<P: Evaluate> {
     tables: Arc<P::Tables>,
-    /// The network, when it is the selected evaluation ([`select_eval`]); then it, not the
+    /// The network, when it is the selected evaluation ([`EvalSettings::select`]); then it, not the
     /// tables, scores positions.
     net: Option<Arc<Network>>,
 }
@@ -193,130 +193,175 @@ pub fn embedded_network_text(variant: Variant) -> Option<&'static str> {
     }
 }
 
-/// The evaluation selected for each variant in this process (absent: the variant's
-/// [`EvalKind::default_for`]).
-static SELECTED: Lazy<Mutex<HashMap<Variant, EvalKind>>> = Lazy::new(|| Mutex::new(HashMap::new()));
-/// Each variant's network, parsed on first use (or given to [`replace_network`]).
-static NETWORKS: Lazy<Mutex<HashMap<Variant, Arc<Network>>>> =
-    Lazy::new(|| Mutex::new(HashMap::new()));
-
-/// `variant`'s network: the one given to [`replace_network`], else the embedded one.
-pub fn network_for(variant: Variant) -> Option<Arc<Network>> {
-    let mut nets = NETWORKS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(n) = nets.get(&variant) {
-        return Some(Arc::clone(n));
-    }
+/// The built-in network of `variant`, parsed once per process (a memo of the binary's
+/// constants: it never changes).
+fn embedded_network(variant: Variant) -> Option<Arc<Network>> {
+    static PARSED: Lazy<Mutex<HashMap<Variant, Arc<Network>>>> =
+        Lazy::new(|| Mutex::new(HashMap::new()));
     let text = embedded_network_text(variant)?;
-    // The embedded file is checked by the tests: a bad one is a broken build.
-    let n = Arc::new(Network::parse(text).expect("the embedded network file parses"));
-    nets.insert(variant, Arc::clone(&n));
-    Some(n)
+    let mut parsed = PARSED.lock().unwrap_or_else(|e| e.into_inner());
+    let net = parsed.entry(variant).or_insert_with(|| {
+        // The embedded file is checked by the tests: a bad one is a broken build.
+        Arc::new(Network::parse(text).expect("the embedded network file parses"))
+    });
+    Some(Arc::clone(net))
 }
 
-/// Evaluate `variant` with `kind` from now on in this process (searches set up after
-/// the call). The network is for 32-square boards that have one (english).
-pub fn select_eval(variant: Variant, kind: EvalKind) -> Result<(), String> {
-    if kind == EvalKind::Network
-        && (variant.squares() != 32
-            || (embedded_network_text(variant).is_none()
-                && !NETWORKS
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .contains_key(&variant)))
-    {
-        return Err(format!(
-            "{variant} has no network evaluation (only english has one); eval stays {}",
-            selected_eval(variant)
-        ));
+/// The tables of `P`'s built-in weights, built once per process (a memo of the binary's
+/// constants: parsing a weights file of patterns and expanding it takes milliseconds,
+/// far too long to repeat for every position a protocol sets up).
+fn embedded_tables<P: Evaluate>() -> Arc<P::Tables> {
+    static BUILT: Lazy<Mutex<HashMap<Variant, Arc<dyn Any + Send + Sync>>>> =
+        Lazy::new(|| Mutex::new(HashMap::new()));
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    let entry = built
+        .entry(P::VARIANT)
+        .or_insert_with(|| Arc::new(Arc::new(P::build_tables(&Weights::embedded(P::VARIANT)))));
+    entry
+        .downcast_ref::<Arc<P::Tables>>()
+        .expect("one board type per variant")
+        .clone()
+}
+
+/// Weights that replace a variant's built-in ones, with their tables built on first use
+/// (for the board type of that variant).
+struct GivenWeights {
+    weights: Weights,
+    tables: once_cell::sync::OnceCell<Arc<dyn Any + Send + Sync>>,
+}
+
+/// How an engine evaluates each variant: the evaluation selected (patterns or network)
+/// and the weights and network given in place of the built-in ones. An engine owns one
+/// (see `Engine::set_eval`), so engines in one process may evaluate differently; cloning
+/// shares the weights and networks, which are never changed in place.
+#[derive(Clone, Default)]
+pub struct EvalSettings {
+    kinds: HashMap<Variant, EvalKind>,
+    weights: HashMap<Variant, Arc<GivenWeights>>,
+    networks: HashMap<Variant, Arc<Network>>,
+}
+
+impl std::fmt::Debug for EvalSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EvalSettings")
+            .field("kinds", &self.kinds)
+            .field("weights", &self.weights.keys().collect::<Vec<_>>())
+            .field("networks", &self.networks.keys().collect::<Vec<_>>())
+            .finish()
     }
-    SELECTED
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(variant, kind);
-    Ok(())
 }
 
-/// The evaluation `variant` plays with in this process.
-pub fn selected_eval(variant: Variant) -> EvalKind {
-    SELECTED
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&variant)
-        .copied()
-        .unwrap_or_else(|| EvalKind::default_for(variant))
-}
-
-/// Use `net` as `variant`'s network from now on in this process (`None`: the embedded
-/// one again). Only 32-square boards take a network.
-pub fn replace_network(variant: Variant, net: Option<Network>) -> Result<(), String> {
-    // Back to the built-in network: nothing to do where there is none.
-    if net.is_some() && variant.squares() != 32 {
-        return Err(format!(
-            "a network evaluates 32-square boards, but {variant} has {}",
-            variant.squares()
-        ));
+impl EvalSettings {
+    /// The evaluation `variant` is played with: the one selected, else its default.
+    pub fn selected(&self, variant: Variant) -> EvalKind {
+        self.kinds
+            .get(&variant)
+            .copied()
+            .unwrap_or_else(|| EvalKind::default_for(variant))
     }
-    let mut nets = NETWORKS.lock().unwrap_or_else(|e| e.into_inner());
-    match net {
-        Some(n) => nets.insert(variant, Arc::new(n)),
-        None => nets.remove(&variant),
-    };
-    Ok(())
-}
 
-/// The evaluation of each variant, built on first use: parsing a weights file of
-/// patterns and expanding it into tables takes milliseconds, far too long to repeat for
-/// every position a protocol sets up.
-static BUILT: Lazy<Mutex<HashMap<Variant, Arc<dyn Any + Send + Sync>>>> =
-    Lazy::new(|| Mutex::new(HashMap::new()));
-/// Weights that replace the embedded ones of a variant in this process (the Hub
-/// parameter `weights`): for trying a freshly fitted file without a new build.
-static REPLACED: Lazy<Mutex<HashMap<Variant, Weights>>> = Lazy::new(|| Mutex::new(HashMap::new()));
-
-/// Play `variant` with `weights` from now on in this process (`None`: the embedded
-/// weights again). The weights must be for the variant's board size.
-pub fn replace_weights(variant: Variant, weights: Option<Weights>) -> Result<(), String> {
-    if let Some(w) = &weights
-        && w.squares() != variant.squares() as usize
-    {
-        return Err(format!(
-            "weights for {} squares, but {variant} has {}",
-            w.squares(),
-            variant.squares()
-        ));
+    /// Evaluate `variant` with `kind`. The network is for 32-square boards that have one
+    /// (english, or a network given by [`EvalSettings::replace_network`]); on error
+    /// nothing changes.
+    pub fn select(&mut self, variant: Variant, kind: EvalKind) -> Result<(), String> {
+        if kind == EvalKind::Network && self.network_for(variant).is_none() {
+            return Err(format!(
+                "{variant} has no network evaluation (only english has one); eval stays {}",
+                self.selected(variant)
+            ));
+        }
+        self.kinds.insert(variant, kind);
+        Ok(())
     }
-    let mut replaced = REPLACED.lock().unwrap_or_else(|e| e.into_inner());
-    match weights {
-        Some(w) => replaced.insert(variant, w),
-        None => replaced.remove(&variant),
-    };
-    BUILT
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&variant);
-    Ok(())
+
+    /// `variant`'s network: the one given, else the built-in one.
+    pub fn network_for(&self, variant: Variant) -> Option<Arc<Network>> {
+        if variant.squares() != 32 {
+            return None;
+        }
+        match self.networks.get(&variant) {
+            Some(n) => Some(Arc::clone(n)),
+            None => embedded_network(variant),
+        }
+    }
+
+    /// Use `net` as `variant`'s network (`None`: the built-in one again). Only
+    /// 32-square boards take a network; on error nothing changes.
+    pub fn replace_network(
+        &mut self,
+        variant: Variant,
+        net: Option<Network>,
+    ) -> Result<(), String> {
+        match net {
+            Some(_) if variant.squares() != 32 => Err(format!(
+                "a network evaluates 32-square boards, but {variant} has {}",
+                variant.squares()
+            )),
+            Some(n) => {
+                self.networks.insert(variant, Arc::new(n));
+                Ok(())
+            }
+            None => {
+                self.networks.remove(&variant);
+                Ok(())
+            }
+        }
+    }
+
+    /// Play `variant` with `weights` (`None`: the built-in weights again). The weights
+    /// must be for the variant's board size; on error nothing changes.
+    pub fn replace_weights(
+        &mut self,
+        variant: Variant,
+        weights: Option<Weights>,
+    ) -> Result<(), String> {
+        match weights {
+            Some(w) if w.squares() != variant.squares() as usize => Err(format!(
+                "weights for {} squares, but {variant} has {}",
+                w.squares(),
+                variant.squares()
+            )),
+            Some(weights) => {
+                let given = GivenWeights {
+                    weights,
+                    tables: once_cell::sync::OnceCell::new(),
+                };
+                self.weights.insert(variant, Arc::new(given));
+                Ok(())
+            }
+            None => {
+                self.weights.remove(&variant);
+                Ok(())
+            }
+        }
+    }
+
+    /// Whether `variant` plays with weights given in place of its built-in ones.
+    pub fn has_given_weights(&self, variant: Variant) -> bool {
+        self.weights.contains_key(&variant)
+    }
 }
 
 impl<P: Evaluate> Evaluator<P> {
-    /// With the weights embedded in the binary for `P`'s variant, or those given to
-    /// [`replace_weights`]; built once per process and shared.
+    /// The built-in evaluation of `P`'s variant (its default kind, built-in weights and
+    /// network).
     pub fn new() -> Self {
-        let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-        let entry = built.entry(P::VARIANT).or_insert_with(|| {
-            let replaced = REPLACED.lock().unwrap_or_else(|e| e.into_inner());
-            let tables = match replaced.get(&P::VARIANT) {
-                Some(w) => P::build_tables(w),
-                None => P::build_tables(&Weights::embedded(P::VARIANT)),
-            };
-            Arc::new(Arc::new(tables))
-        });
-        let tables = entry
-            .downcast_ref::<Arc<P::Tables>>()
-            .expect("one board type per variant")
-            .clone();
-        drop(built);
-        let net = (selected_eval(P::VARIANT) == EvalKind::Network && Network::fits::<P>())
-            .then(|| network_for(P::VARIANT))
+        Self::with_settings(&EvalSettings::default())
+    }
+
+    /// The evaluation `settings` give `P`'s variant.
+    pub fn with_settings(settings: &EvalSettings) -> Self {
+        let tables = match settings.weights.get(&P::VARIANT) {
+            Some(given) => given
+                .tables
+                .get_or_init(|| Arc::new(Arc::new(P::build_tables(&given.weights))))
+                .downcast_ref::<Arc<P::Tables>>()
+                .expect("one board type per variant")
+                .clone(),
+            None => embedded_tables::<P>(),
+        };
+        let net = (settings.selected(P::VARIANT) == EvalKind::Network && Network::fits::<P>())
+            .then(|| settings.network_for(P::VARIANT))
             .flatten();
         Evaluator { tables, net }
     }
@@ -326,13 +371,6 @@ impl<P: Evaluate> Evaluator<P> {
             tables: Arc::new(P::build_tables(w)),
             net: None,
         }
-    }
-    /// The network `net` (for 32-square boards), whatever is selected.
-    pub fn with_network(net: Arc<Network>) -> Self {
-        assert!(Network::fits::<P>(), "a network evaluates 32-square boards");
-        let mut e = Self::new();
-        e.net = Some(net);
-        e
     }
     /// The network this evaluator scores with, if it is one (the search then keeps its
     /// accumulators, see [`Network::update`]).

@@ -689,6 +689,7 @@ mod tests {
                 time: Some(0.0),
                 nps: Some(0.0),
                 pv: Some(vec!["32-28".into()]),
+                message: None,
             })
             .encode(),
             "info depth=3 seldepth=5 score=0.10 nodes=10 time=0.000 nps=0.0 pv=32-28"

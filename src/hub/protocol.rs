@@ -309,7 +309,10 @@ impl Hub {
                     .map_or(String::new(), |p| p.display().to_string()),
             ),
             "weights" => ("weights", self.weights.clone()),
-            "eval" => ("eval", crate::eval::selected_eval(self.variant).to_string()),
+            "eval" => (
+                "eval",
+                self.engine.eval().selected(self.variant).to_string(),
+            ),
             "network" => ("network", self.network.clone()),
             _ => return None,
         })
@@ -385,12 +388,12 @@ impl Hub {
                 // A new variant starts from its start position, with its built-in weights.
                 self.engine.set_position(v, "start", &[])?;
                 self.refused = None;
-                if !self.weights.is_empty() {
-                    crate::eval::replace_weights(self.variant, None)?;
+                if !self.weights.is_empty() || !self.network.is_empty() {
+                    let mut eval = self.engine.eval().clone();
+                    eval.replace_weights(self.variant, None)?;
+                    eval.replace_network(self.variant, None)?;
+                    self.engine.set_eval(eval);
                     self.weights.clear();
-                }
-                if !self.network.is_empty() {
-                    crate::eval::replace_network(self.variant, None)?;
                     self.network.clear();
                 }
                 self.variant = v;
@@ -447,11 +450,12 @@ impl Hub {
                         self.variant,
                     )?)
                 };
-                crate::eval::replace_weights(self.variant, weights)?;
+                let mut eval = self.engine.eval().clone();
+                eval.replace_weights(self.variant, weights)?;
+                // The position set up before is evaluated with them too.
+                self.engine.set_eval(eval);
                 self.weights = path.to_string();
-                // The position set up before evaluates with the weights it was set with.
-                let (text, moves) = self.position.clone();
-                return self.engine.set_position(self.variant, &text, &moves);
+                return Ok(());
             }
             // The evaluation: the pattern tables or the network (english), from the next
             // search on; the position set before is set up again with it.
@@ -460,9 +464,10 @@ impl Hub {
                     return Err(e);
                 }
                 let kind: crate::eval::EvalKind = value.parse()?;
-                crate::eval::select_eval(self.variant, kind)?;
-                let (text, moves) = self.position.clone();
-                return self.engine.set_position(self.variant, &text, &moves);
+                let mut eval = self.engine.eval().clone();
+                eval.select(self.variant, kind)?;
+                self.engine.set_eval(eval);
+                return Ok(());
             }
             // A network file replacing the built-in one (empty: the built-in one again).
             "network" => {
@@ -475,10 +480,11 @@ impl Hub {
                 } else {
                     Some(crate::eval::network::read_file(std::path::Path::new(path))?)
                 };
-                crate::eval::replace_network(self.variant, net)?;
+                let mut eval = self.engine.eval().clone();
+                eval.replace_network(self.variant, net)?;
+                self.engine.set_eval(eval);
                 self.network = path.to_string();
-                let (text, moves) = self.position.clone();
-                return self.engine.set_position(self.variant, &text, &moves);
+                return Ok(());
             }
             // Scan's book and endgame-database parameters: accepted, nothing to do.
             "book" | "book-ply" | "book-margin" | "bb-size" => return Ok(()),

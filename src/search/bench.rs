@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::eval::EvalSettings;
 use crate::rules::Variant;
 
 use super::engine::Engine;
@@ -107,15 +108,16 @@ pub fn run_with_threads(
     threads: usize,
     each: impl FnMut(&BenchLine),
 ) -> Vec<BenchLine> {
-    run_positions(depth, threads, None, each)
+    run_positions(depth, threads, None, &EvalSettings::default(), each)
 }
 
-/// The same for the positions of `only` (all: `None`), for timing one variant's search
-/// (say with its network evaluation against its patterns).
+/// The same for the positions of `only` (all: `None`) evaluated as `eval` says, for
+/// timing one variant's search (say with its network evaluation against its patterns).
 pub fn run_positions(
     depth: u32,
     threads: usize,
     only: Option<Variant>,
+    eval: &EvalSettings,
     mut each: impl FnMut(&BenchLine),
 ) -> Vec<BenchLine> {
     let options = EngineOptions {
@@ -124,6 +126,7 @@ pub fn run_positions(
         ..EngineOptions::default()
     };
     let mut engine = Engine::new(options).expect("bench options are valid");
+    engine.set_eval(eval.clone());
     let mut out = Vec::new();
     for &(variant, fen) in POSITIONS {
         if only.is_some_and(|v| v != variant) {

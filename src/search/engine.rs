@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use crossbeam_channel::Receiver;
 
+use crate::eval::EvalSettings;
 use crate::rules::{DrawReason, Outcome, Variant};
 use crate::with_board;
 
@@ -53,6 +54,9 @@ pub struct Engine {
     /// The variant the `egdb` option's database was chosen for (a directory holds
     /// one for each variant; see [`Engine::follow_variant`]).
     egdb_variant: Variant,
+    /// How each variant is evaluated: the engine's own, whatever other engines of the
+    /// process use.
+    eval: EvalSettings,
     game: Arc<dyn AnyGame>,
     running: Option<Running>,
     pool: Pool,
@@ -90,8 +94,12 @@ impl Engine {
     pub fn new(options: EngineOptions) -> Result<Engine, String> {
         options.validate()?;
         let game: Arc<dyn AnyGame> = Arc::new(
-            GameState::<crate::rules::Position<crate::rules::International>>::new("start", &[])
-                .expect("the start position is valid"),
+            GameState::<crate::rules::Position<crate::rules::International>>::new(
+                "start",
+                &[],
+                &EvalSettings::default(),
+            )
+            .expect("the start position is valid"),
         );
         let mut resources = Resources::new(options.hash_mb)?;
         egdb_change(options.egdb.as_deref(), game.variant())?.apply(&mut resources)?;
@@ -99,6 +107,7 @@ impl Engine {
             resources,
             preparing: None,
             egdb_variant: game.variant(),
+            eval: EvalSettings::default(),
             options,
             game,
             running: None,
@@ -207,6 +216,18 @@ impl Engine {
         self.game.variant()
     }
 
+    /// How this engine evaluates each variant.
+    pub fn eval(&self) -> &EvalSettings {
+        &self.eval
+    }
+
+    /// Evaluate as `eval` says from now on, the position already set included.
+    pub fn set_eval(&mut self, eval: EvalSettings) {
+        self.stop_and_wait();
+        self.game = self.game.with_eval(&eval);
+        self.eval = eval;
+    }
+
     /// Set the position to search: `position` is a PDN FEN, a Hub position string or
     /// `start`; `moves` are the moves played from it (any notation the variant reads,
     /// including the Hub form), which the repetition and draw rules take into account.
@@ -218,7 +239,7 @@ impl Engine {
         moves: &[String],
     ) -> Result<(), String> {
         let game: Arc<dyn AnyGame> = with_board!(variant, P => {
-            Arc::new(GameState::<P>::new(position, moves)?) as Arc<dyn AnyGame>
+            Arc::new(GameState::<P>::new(position, moves, &self.eval)?) as Arc<dyn AnyGame>
         });
         self.stop_and_wait();
         self.game = game;

@@ -10,7 +10,7 @@ use std::time::Duration;
 use crossbeam_channel::Sender;
 
 use crate::egdb::{Database, Wld};
-use crate::eval::{Evaluate, Evaluator};
+use crate::eval::{EvalSettings, Evaluate, Evaluator};
 use crate::notation::{
     format_hub_move, format_move, parse_move, parse_position, write_fen, write_hub_position,
 };
@@ -50,6 +50,8 @@ pub(super) trait AnyGame: Send + Sync {
     fn outcome(&self) -> Option<Outcome>;
     /// Why the game's history has drawn it (a repetition, a draw counter), if it has.
     fn drawn_by_history(&self) -> Option<DrawReason>;
+    /// The same game evaluated as `eval` says.
+    fn with_eval(&self, eval: &EvalSettings) -> Arc<dyn AnyGame>;
     /// Run a search to its end on the calling thread (a pool thread, whose tables are
     /// `slot`) with the help of the pool's `helpers`, then call `on_done`.
     fn run(self: Arc<Self>, job: Job, slot: &mut Slot, helpers: &[Sender<Task>]);
@@ -64,8 +66,13 @@ pub(super) struct GameState<P: Evaluate> {
 }
 
 impl<P: Evaluate> GameState<P> {
-    /// Parse `position` and play `moves` from it; the error names the bad part.
-    pub(super) fn new(position: &str, moves: &[String]) -> Result<Self, String> {
+    /// Parse `position` and play `moves` from it, to be evaluated as `eval` says; the
+    /// error names the bad part.
+    pub(super) fn new(
+        position: &str,
+        moves: &[String],
+        eval: &EvalSettings,
+    ) -> Result<Self, String> {
         let start: P = parse_position(position)
             .map_err(|e| format!("invalid {} position '{position}': {e}", P::VARIANT))?;
         let mut game = Game::new(start);
@@ -79,7 +86,7 @@ impl<P: Evaluate> GameState<P> {
         Ok(GameState {
             pos: *game.position(),
             game,
-            eval: Evaluator::new(),
+            eval: Evaluator::with_settings(eval),
         })
     }
 
@@ -211,6 +218,14 @@ impl<P: Evaluate> AnyGame for GameState<P> {
 
     fn drawn_by_history(&self) -> Option<DrawReason> {
         self.game.drawn()
+    }
+
+    fn with_eval(&self, eval: &EvalSettings) -> Arc<dyn AnyGame> {
+        Arc::new(GameState {
+            game: self.game.clone(),
+            pos: self.pos,
+            eval: Evaluator::with_settings(eval),
+        })
     }
 
     fn run(self: Arc<Self>, mut job: Job, slot: &mut Slot, helpers: &[Sender<Task>]) {

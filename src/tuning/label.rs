@@ -75,12 +75,19 @@ impl EvalConfig {
     }
 }
 
-/// Play `variant` with the weights of `path` and the evaluation of `eval` in this
-/// process (the `--weights`, `--eval` and `--network` flags of the tuning commands).
-pub fn use_weights(variant: Variant, path: Option<&Path>, eval: &EvalConfig) -> Result<()> {
+/// The evaluation the tuning commands' engines play `variant` with: the weights of
+/// `path` and the evaluation of `eval` (their `--weights`, `--eval` and `--network`).
+pub fn eval_settings(
+    variant: Variant,
+    path: Option<&Path>,
+    eval: &EvalConfig,
+) -> Result<crate::eval::EvalSettings> {
+    let mut settings = crate::eval::EvalSettings::default();
     if let Some(p) = path {
         let w = crate::eval::weights::read_file(p, variant).map_err(|e| anyhow::anyhow!(e))?;
-        crate::eval::replace_weights(variant, Some(w)).map_err(|e| anyhow::anyhow!(e))?;
+        settings
+            .replace_weights(variant, Some(w))
+            .map_err(|e| anyhow::anyhow!(e))?;
     }
     let kind = eval.kind(variant);
     if let Some(p) = &eval.network {
@@ -91,10 +98,14 @@ pub fn use_weights(variant: Variant, path: Option<&Path>, eval: &EvalConfig) -> 
             );
         }
         let net = crate::eval::network::read_file(p).map_err(|e| anyhow::anyhow!(e))?;
-        crate::eval::replace_network(variant, Some(net)).map_err(|e| anyhow::anyhow!(e))?;
+        settings
+            .replace_network(variant, Some(net))
+            .map_err(|e| anyhow::anyhow!(e))?;
     }
-    crate::eval::select_eval(variant, kind).map_err(|e| anyhow::anyhow!("--eval: {e}"))?;
-    Ok(())
+    settings
+        .select(variant, kind)
+        .map_err(|e| anyhow::anyhow!("--eval: {e}"))?;
+    Ok(settings)
 }
 
 /// The `--egdb` of the tuning commands: the database file that `path` names for `variant`
@@ -217,7 +228,7 @@ pub fn run_label(a: &LabelConfig) -> Result<()> {
             EngineOptions::MAX_THREADS
         );
     }
-    use_weights(a.variant, a.weights.as_deref(), &a.evaluation)?;
+    let eval = eval_settings(a.variant, a.weights.as_deref(), &a.evaluation)?;
     let egdb = tuning_egdb(a.variant, a.egdb.as_deref())?;
     let (comments, input) = read_input(&a.data)?;
     let part = PathBuf::from(format!("{}.part", a.out.display()));
@@ -274,8 +285,12 @@ pub fn run_label(a: &LabelConfig) -> Result<()> {
         ..EngineOptions::default()
     };
     let mut engines = (0..a.threads)
-        .map(|_| Engine::new(options.clone()))
-        .collect::<Result<Vec<_>, _>>()
+        .map(|_| {
+            let mut engine = Engine::new(options.clone())?;
+            engine.set_eval(eval.clone());
+            Ok(engine)
+        })
+        .collect::<Result<Vec<_>, String>>()
         .map_err(|e| anyhow::anyhow!(e))?;
     let limits = Limits::nodes(a.nodes);
     let start = Instant::now();

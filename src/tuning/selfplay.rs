@@ -159,7 +159,7 @@ pub fn run_games(a: &GamesConfig) -> Result<()> {
             a.hash
         );
     }
-    crate::tuning::label::use_weights(a.variant, a.weights.as_deref(), &a.evaluation)?;
+    let eval = crate::tuning::label::eval_settings(a.variant, a.weights.as_deref(), &a.evaluation)?;
     // Read here too: the games end where it knows the result.
     let egdb = crate::tuning::label::tuning_egdb(a.variant, a.egdb.as_deref())?
         .map(|(file, unread)| unread.read().map(|db| (file, db)))
@@ -285,7 +285,10 @@ pub fn run_games(a: &GamesConfig) -> Result<()> {
                     ..EngineOptions::default()
                 };
                 let mut engine = match Engine::new(options) {
-                    Ok(e) => e,
+                    Ok(mut e) => {
+                        e.set_eval(eval.clone());
+                        e
+                    }
                     Err(e) => {
                         *failure.lock().unwrap() = Some(e);
                         return;
