@@ -19,7 +19,9 @@ use crate::rules::{DrawReason, Game, Move, Notation, Outcome, Variant};
 use super::limits::{EngineOptions, Limits};
 use super::report::{Done, Info};
 use super::score::{Score, plies_to_database};
-use super::search::{Control, Iteration, RootMove, SearchShared, Searcher, Tables, database_value};
+use super::search::{
+    Control, Iteration, RootMove, SearchRoot, SearchShared, Searcher, Tables, database_value,
+};
 use super::threads::{Crew, Gate, Published, Slot, Task, lock};
 use super::time;
 use super::tt::TranspositionTable;
@@ -100,18 +102,13 @@ impl<P: Evaluate> GameState<P> {
         tables: Tables<P::B>,
         egdb: Option<&'s Database>,
     ) -> Searcher<'s, P> {
-        Searcher::new(
-            &self.eval,
-            tt,
-            shared,
-            id,
-            self.pos,
-            self.game.counters(),
-            self.game.history(),
+        let root = SearchRoot {
+            pos: self.pos,
+            counters: self.game.counters(),
+            history: self.game.history(),
             legal,
-            tables,
-        )
-        .with_egdb(egdb)
+        };
+        Searcher::new(&self.eval, tt, shared, id, root, tables).with_egdb(egdb)
     }
 
     /// The moves of `line` as Hub text and in `notation`, stopping at the first move that

@@ -384,7 +384,7 @@ impl<B: Copy + Default> Default for Tables<B> {
 /// The kind of a node, as its parent expects it to turn out; it decides the window, what
 /// may be pruned and how much late moves are reduced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Node {
+enum NodeKind {
     /// On the principal variation: an open window, never cut by the table.
     Pv,
     /// Expected to fail high: a null window, its late moves reduced more.
@@ -393,36 +393,74 @@ enum Node {
     All,
 }
 
-impl Node {
+impl NodeKind {
     #[inline(always)]
     fn is_pv(self) -> bool {
-        self == Node::Pv
+        self == NodeKind::Pv
     }
 
     #[inline(always)]
     fn is_cut(self) -> bool {
-        self == Node::Cut
+        self == NodeKind::Cut
     }
 
     /// The kind of the first child (the expected best move): the principal variation
     /// goes on, and below a null window cut and all nodes alternate.
     #[inline(always)]
-    fn first_child(self) -> Node {
+    fn first_child(self) -> NodeKind {
         match self {
-            Node::Pv => Node::Pv,
-            Node::Cut => Node::All,
-            Node::All => Node::Cut,
+            NodeKind::Pv => NodeKind::Pv,
+            NodeKind::Cut => NodeKind::All,
+            NodeKind::All => NodeKind::Cut,
         }
     }
 
     /// The kind of a late child searched again at full depth with a null window, after
     /// its reduced search failed high.
     #[inline(always)]
-    fn research_child(self) -> Node {
+    fn research_child(self) -> NodeKind {
         match self {
-            Node::Cut => Node::All,
-            Node::Pv | Node::All => Node::Cut,
+            NodeKind::Cut => NodeKind::All,
+            NodeKind::Pv | NodeKind::All => NodeKind::Cut,
         }
+    }
+}
+
+/// A node of the tree: the position, what the draw rules need of how it was reached
+/// (its key and counters), its distance from the root, and its kind.
+#[derive(Clone, Copy)]
+struct Node<P> {
+    pos: P,
+    key: u64,
+    counters: Counters,
+    ply: usize,
+    kind: NodeKind,
+}
+
+impl<P: Board> Node<P> {
+    /// The node after `mv`, of kind `kind`.
+    #[inline(always)]
+    fn child(&self, mv: &Move<P::B>, kind: NodeKind) -> Node<P> {
+        Node {
+            pos: self.pos.play(mv),
+            key: key_after(&self.pos, self.key, mv),
+            counters: self.counters.after(&self.pos, mv),
+            ply: self.ply + 1,
+            kind,
+        }
+    }
+
+    /// The same node searched as another kind.
+    #[inline(always)]
+    fn as_kind(&self, kind: NodeKind) -> Node<P> {
+        Node { kind, ..*self }
+    }
+
+    /// Whether the game is drawn here by the rules (a repetition of `keys`, the game's
+    /// and the path's, or a draw counter at its limit).
+    #[inline(always)]
+    fn is_draw(&self, keys: &[u64], root_index: usize, rules: &DrawRules) -> bool {
+        drawn(&self.pos, self.key, self.counters, keys, root_index, rules).is_some()
     }
 }
 
@@ -481,22 +519,34 @@ pub(crate) fn database_value<P: Board>(db: &Database, pos: &P) -> Option<Wld> {
     db.probe(pos)
 }
 
+/// The position a search starts from, and how the game reached it.
+pub struct SearchRoot<'r, P: Board> {
+    pub pos: P,
+    /// The draw counters of the game at `pos`.
+    pub counters: Counters,
+    /// Keys of the game's earlier positions since the last irreversible move.
+    pub history: &'r [u64],
+    /// The legal moves of `pos`.
+    pub legal: &'r [Move<P::B>],
+}
+
 impl<'a, P: Evaluate> Searcher<'a, P> {
-    /// A searcher for `root`, reached with `history` (keys of the earlier positions since
-    /// the last irreversible move) and `counters`; `legal` are the root's moves. `tables`
-    /// are this thread's from its previous search in the game (or new ones).
-    #[allow(clippy::too_many_arguments)]
+    /// Thread `id`'s searcher of `root`. `tables` are this thread's from its previous
+    /// search in the game (or new ones).
     pub fn new(
         eval: &'a Evaluator<P>,
         tt: &'a TranspositionTable,
         shared: &'a SearchShared,
         id: usize,
-        root: P,
-        counters: Counters,
-        history: &[u64],
-        legal: &[Move<P::B>],
+        root: SearchRoot<P>,
         tables: Tables<P::B>,
     ) -> Self {
+        let SearchRoot {
+            pos: root,
+            counters,
+            history,
+            legal,
+        } = root;
         let local_node_limit = match shared.limits.nodes {
             Some(n) if shared.threads == 1 => n,
             _ => u64::MAX,
@@ -876,45 +926,31 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         let mut scores = std::mem::take(&mut self.stack[0].scores);
         moves.clear();
         moves.extend(self.root_moves[pv_idx..].iter().map(|rm| rm.mv));
-        let (best, _) = self.move_loop::<true>(
-            &root,
-            self.root_key,
-            self.root_counters,
-            depth,
-            alpha,
-            beta,
-            0,
-            Node::Pv,
-            &mut moves,
-            &mut scores,
-        );
+        let node = Node {
+            pos: root,
+            key: self.root_key,
+            counters: self.root_counters,
+            ply: 0,
+            kind: NodeKind::Pv,
+        };
+        let (best, _) = self.move_loop::<true>(&node, depth, alpha, beta, &mut moves, &mut scores);
         self.stack[0].moves = moves;
         self.stack[0].scores = scores;
         best
     }
 
     /// The main search (fail-soft alpha-beta with PVS).
-    #[allow(clippy::too_many_arguments)]
-    fn search(
-        &mut self,
-        pos: &P,
-        key: u64,
-        c: Counters,
-        mut depth: i32,
-        mut alpha: i32,
-        mut beta: i32,
-        ply: usize,
-        node: Node,
-    ) -> i32 {
+    fn search(&mut self, node: &Node<P>, mut depth: i32, mut alpha: i32, mut beta: i32) -> i32 {
         // 1. At the horizon, resolve the captures (quiescence counts the node).
         if depth <= 0 {
-            return self.qsearch(pos, key, c, alpha, beta, ply, 0);
+            return self.qsearch(node, alpha, beta, 0);
         }
+        let (pos, key, ply) = (&node.pos, node.key, node.ply);
 
         // 2. Count the node; give up at once when the search is stopped.
         // 3. Draws: a repetition or a draw counter at its limit ends the game before any
         //    move is made; so do the deepest ply and a database result.
-        if let Some(score) = self.enter(pos, key, c, ply, true) {
+        if let Some(score) = self.enter(node, true) {
             return score;
         }
 
@@ -929,7 +965,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         let hit = self.tt.probe(key);
         let tt_move = hit.map_or(PackedMove::NONE, |h| h.mv);
         if let Some(h) = hit
-            && !node.is_pv()
+            && !node.kind.is_pv()
             && h.depth >= depth
         {
             let s = score_from_tt(h.score, ply);
@@ -951,7 +987,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         }
         let capture = self.stack[ply].moves[0].is_capture();
 
-        if !node.is_pv() && beta.abs() < MATE_BOUND {
+        if !node.kind.is_pv() && beta.abs() < MATE_BOUND {
             // 7. Reverse futility pruning: far above beta in a quiet position with no
             //    capture threatened, a shallow search would not come back down.
             if depth <= RFP_MAX_DEPTH && !capture && !pos.pass().has_capture() {
@@ -966,16 +1002,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
             //    reuses this ply's move list, which holds the same moves afterwards.
             if depth >= PROBCUT_MIN_DEPTH {
                 let rbeta = (beta + PROBCUT_MARGIN).min(MATE_BOUND - 1);
-                let s = self.search(
-                    pos,
-                    key,
-                    c,
-                    depth - PROBCUT_REDUCTION,
-                    rbeta - 1,
-                    rbeta,
-                    ply,
-                    node,
-                );
+                let s = self.search(node, depth - PROBCUT_REDUCTION, rbeta - 1, rbeta);
                 if self.stopped {
                     return 0;
                 }
@@ -1007,18 +1034,8 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
 
         // 11. The moves (see `move_loop`).
         let old_alpha = alpha;
-        let (best, best_move) = self.move_loop::<false>(
-            pos,
-            key,
-            c,
-            depth,
-            alpha,
-            beta,
-            ply,
-            node,
-            &mut moves,
-            &mut scores,
-        );
+        let (best, best_move) =
+            self.move_loop::<false>(node, depth, alpha, beta, &mut moves, &mut scores);
         self.stack[ply].moves = moves;
         self.stack[ply].scores = scores;
         if self.stopped {
@@ -1049,21 +1066,17 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
     /// the root moves from `pv_idx` on, tried in their order (last iteration's), each
     /// one's score and line kept in `root_moves`; a late root move is reduced by one ply
     /// at most.
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn move_loop<const ROOT: bool>(
         &mut self,
-        pos: &P,
-        key: u64,
-        c: Counters,
+        node: &Node<P>,
         depth: i32,
         mut alpha: i32,
         beta: i32,
-        ply: usize,
-        node: Node,
         moves: &mut MoveList<P::B>,
         scores: &mut [i32],
     ) -> (i32, Option<Move<P::B>>) {
+        let (pos, key, ply, kind) = (&node.pos, node.key, node.ply, node.kind);
         // Every move of a position is a capture or none is (captures are compulsory).
         let capture = moves[0].is_capture();
         let mut best = -INFINITE;
@@ -1075,7 +1088,6 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         let mut i = 0;
         while i < moves.len() {
             let mv = moves[i];
-            let ck = key_after(pos, key, &mv);
             let new_depth = depth - 1;
             if !ROOT && i + 1 < moves.len() {
                 // Order the next move now and start loading its table entry, so the
@@ -1085,51 +1097,27 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
                     self.tt.prefetch(key_after(pos, key, &moves[i + 1]));
                 }
             }
-            let child = pos.play(&mv);
-            self.net_child(ply, pos, &child);
-            let cc = c.after(pos, &mv);
+            let child = node.child(&mv, kind.first_child());
+            self.net_child(ply, pos, &child.pos);
             let score = if i == 0 {
-                -self.search(
-                    &child,
-                    ck,
-                    cc,
-                    new_depth,
-                    -beta,
-                    -alpha,
-                    ply + 1,
-                    node.first_child(),
-                )
+                -self.search(&child, new_depth, -beta, -alpha)
             } else {
                 let r = if ROOT {
-                    (depth >= LMR_MIN_DEPTH && i >= 4 && !mv.is_capture() && !child.has_capture())
-                        as i32
+                    (depth >= LMR_MIN_DEPTH
+                        && i >= 4
+                        && !mv.is_capture()
+                        && !child.pos.has_capture()) as i32
                 } else {
-                    self.reduction(pos, &child, &mv, depth, i, ply, node, capture)
+                    self.reduction(node, &child.pos, &mv, depth, i, capture)
                 };
-                let mut s = -self.search(
-                    &child,
-                    ck,
-                    cc,
-                    new_depth - r,
-                    -alpha - 1,
-                    -alpha,
-                    ply + 1,
-                    Node::Cut,
-                );
+                let late = child.as_kind(NodeKind::Cut);
+                let mut s = -self.search(&late, new_depth - r, -alpha - 1, -alpha);
                 if s > alpha && r > 0 {
-                    s = -self.search(
-                        &child,
-                        ck,
-                        cc,
-                        new_depth,
-                        -alpha - 1,
-                        -alpha,
-                        ply + 1,
-                        node.research_child(),
-                    );
+                    let again = child.as_kind(kind.research_child());
+                    s = -self.search(&again, new_depth, -alpha - 1, -alpha);
                 }
-                if node.is_pv() && s > alpha && s < beta {
-                    s = -self.search(&child, ck, cc, new_depth, -beta, -alpha, ply + 1, Node::Pv);
+                if kind.is_pv() && s > alpha && s < beta {
+                    s = -self.search(&child.as_kind(NodeKind::Pv), new_depth, -beta, -alpha);
                 }
                 s
             };
@@ -1154,7 +1142,7 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
                 best = score;
                 if score > alpha {
                     best_move = Some(mv);
-                    if node.is_pv() {
+                    if kind.is_pv() {
                         let (head, tail) = self.stack.split_at_mut(ply + 1);
                         head[ply].pv.clear();
                         head[ply].pv.push(mv);
@@ -1186,21 +1174,19 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
     /// The late-move reduction of move `i` (`mv`, leading to `child`) of an interior
     /// node: log(depth) * log(i), less for forcing and well-known moves, more at an
     /// expected cut node.
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn reduction(
         &self,
-        pos: &P,
+        node: &Node<P>,
         child: &P,
         mv: &Move<P::B>,
         depth: i32,
         i: usize,
-        ply: usize,
-        node: Node,
         capture: bool,
     ) -> i32 {
+        let kind = node.kind;
         if depth < LMR_MIN_DEPTH
-            || i < LMR_FIRST_MOVE + node.is_pv() as usize
+            || i < LMR_FIRST_MOVE + kind.is_pv() as usize
             || capture
             || mv.promote
         {
@@ -1210,10 +1196,10 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         // A move that gives the opponent a capture (an exchange or a sacrifice: the shots
         // of draughts) is forcing: reduced one ply less.
         r -= child.has_capture() as i32;
-        r += node.is_cut() as i32;
-        r -= node.is_pv() as i32;
-        r -= is_killer(&self.stack[ply].killers, mv) as i32;
-        r -= (self.history.get(pos.side(), mv) / 4096).clamp(-1, 1);
+        r += kind.is_cut() as i32;
+        r -= kind.is_pv() as i32;
+        r -= is_killer(&self.stack[node.ply].killers, mv) as i32;
+        r -= (self.history.get(node.pos.side(), mv) / 4096).clamp(-1, 1);
         r.clamp(0, depth - 2)
     }
 
@@ -1221,14 +1207,15 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
     /// at once (`Some(score)`) where the game is drawn (checked when `draws`), at the
     /// deepest ply, or in the endgame database (not at the root, which needs a move).
     #[inline(always)]
-    fn enter(&mut self, pos: &P, key: u64, c: Counters, ply: usize, draws: bool) -> Option<i32> {
+    fn enter(&mut self, node: &Node<P>, draws: bool) -> Option<i32> {
+        let (pos, ply) = (&node.pos, node.ply);
         self.nodes += 1;
         if self.poll() {
             return Some(0);
         }
         self.stack[ply].pv.clear();
         self.seldepth = self.seldepth.max(ply);
-        if draws && drawn(pos, key, c, &self.keys, self.root_index, &self.rules).is_some() {
+        if draws && node.is_draw(&self.keys, self.root_index, &self.rules) {
             return Some(DRAW);
         }
         if ply >= MAX_PLY - 1 {
@@ -1247,20 +1234,11 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
     /// its first ply a capture threatened by the opponent is answered with a full ply of
     /// quiet moves. Only the first ply (`qply` 0) applies the draw rules: captures are
     /// irreversible.
-    #[allow(clippy::too_many_arguments)]
-    fn qsearch(
-        &mut self,
-        pos: &P,
-        key: u64,
-        c: Counters,
-        mut alpha: i32,
-        beta: i32,
-        ply: usize,
-        qply: u32,
-    ) -> i32 {
-        if let Some(score) = self.enter(pos, key, c, ply, qply == 0) {
+    fn qsearch(&mut self, node: &Node<P>, mut alpha: i32, beta: i32, qply: u32) -> i32 {
+        if let Some(score) = self.enter(node, qply == 0) {
             return score;
         }
+        let (pos, ply) = (&node.pos, node.ply);
         let mut moves = std::mem::take(&mut self.stack[ply].moves);
         if !pos.has_capture() {
             // Most quiescence nodes are quiet: count the moves (for the game-end test)
@@ -1292,18 +1270,16 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
         let mut best = -INFINITE;
         for i in 0..moves.len() {
             pick_next(&mut moves, &mut scores, i);
-            let child = pos.play(&moves[i]);
-            self.net_child(ply, pos, &child);
             // Deeper quiescence plies apply no draw rule, so need no key or counters.
-            let s = -self.qsearch(
-                &child,
-                0,
-                Counters::default(),
-                -beta,
-                -alpha,
-                ply + 1,
-                qply + 1,
-            );
+            let child = Node {
+                pos: pos.play(&moves[i]),
+                key: 0,
+                counters: Counters::default(),
+                ply: ply + 1,
+                kind: node.kind,
+            };
+            self.net_child(ply, pos, &child.pos);
+            let s = -self.qsearch(&child, -beta, -alpha, qply + 1);
             if self.stopped {
                 break;
             }
