@@ -1,9 +1,14 @@
 //! The search threads: a pool started once and kept from move to move, the gate the
-//! helpers of one search wait at, the crew that collects them (and their panics), and
-//! each thread's tables between searches.
+//! helpers of one search wait at, the crew that collects them (and their panics), each
+//! thread's tables between searches, and the turns they take when they outnumber the
+//! cores.
 
 use std::any::Any;
+use std::collections::VecDeque;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Condvar, Mutex};
+use std::thread::Thread;
+use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender};
 
@@ -160,4 +165,123 @@ pub(super) fn spawn_pool_thread(name: &str, stack: Option<usize>) -> Option<Send
         })
         .ok()?;
     Some(tx)
+}
+
+/// Polls (of the search's `POLL_INTERVAL` nodes each) between two passes of a turn (about a
+/// millisecond of search).
+pub(super) const TURN_POLLS: u32 = 16;
+
+/// With more search threads than cores, the threads take turns: at most one per core
+/// searches, the others sleep until one passes its turn on (every `TURN_POLLS` polls,
+/// first come first served). Left to the operating system, hundreds of runnable
+/// threads made every other thread wait for a core: the protocol thread answered
+/// `ping` and `stop` after a second or more. Every thread still searches, in turn.
+pub(super) struct Turns {
+    state: Mutex<TurnState>,
+}
+
+struct TurnState {
+    free: usize,
+    /// Threads waiting for a turn, each with the flag set when it gets one.
+    queue: VecDeque<(Thread, Arc<AtomicBool>)>,
+    /// The search is ending: nobody waits any more.
+    open: bool,
+}
+
+impl Turns {
+    pub(super) fn new(cores: usize) -> Self {
+        Turns {
+            state: Mutex::new(TurnState {
+                free: cores.max(1),
+                queue: VecDeque::new(),
+                open: false,
+            }),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, TurnState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Wait for a turn; false if the turns were opened (the search is ending) instead.
+    pub(super) fn acquire(&self, ending: &dyn Fn() -> bool) -> bool {
+        let granted = {
+            let mut st = self.state();
+            if st.open {
+                return false;
+            }
+            if st.free > 0 {
+                st.free -= 1;
+                return true;
+            }
+            let granted = Arc::new(AtomicBool::new(false));
+            st.queue
+                .push_back((std::thread::current(), Arc::clone(&granted)));
+            granted
+        };
+        self.wait(&granted, ending)
+    }
+
+    /// Give the turn held to the longest waiter, if any, and wait for the next one.
+    /// Returns whether the caller holds a turn.
+    pub(super) fn pass(&self, ending: &dyn Fn() -> bool) -> bool {
+        let granted = {
+            let mut st = self.state();
+            if st.open {
+                return false;
+            }
+            let Some((next, flag)) = st.queue.pop_front() else {
+                return true;
+            };
+            flag.store(true, std::sync::atomic::Ordering::Release);
+            next.unpark();
+            let granted = Arc::new(AtomicBool::new(false));
+            st.queue
+                .push_back((std::thread::current(), Arc::clone(&granted)));
+            granted
+        };
+        self.wait(&granted, ending)
+    }
+
+    fn wait(&self, granted: &AtomicBool, ending: &dyn Fn() -> bool) -> bool {
+        loop {
+            if granted.load(std::sync::atomic::Ordering::Acquire) {
+                return true;
+            }
+            if self.state().open {
+                return false;
+            }
+            if ending() {
+                // Normally a running thread opens the turns when it sees the search
+                // end; a waiter that sees it first does so itself.
+                self.open();
+                return false;
+            }
+            std::thread::park_timeout(Duration::from_millis(50));
+        }
+    }
+
+    /// Give back a turn (a thread leaving the search).
+    pub(super) fn release(&self) {
+        let mut st = self.state();
+        if st.open {
+            return;
+        }
+        match st.queue.pop_front() {
+            Some((next, flag)) => {
+                flag.store(true, std::sync::atomic::Ordering::Release);
+                next.unpark();
+            }
+            None => st.free += 1,
+        }
+    }
+
+    /// The search is ending: wake every waiter, and let every thread run to its end.
+    pub(super) fn open(&self) {
+        let mut st = self.state();
+        st.open = true;
+        for (t, _) in st.queue.drain(..) {
+            t.unpark();
+        }
+    }
 }
