@@ -11,7 +11,7 @@ use std::sync::mpsc::channel;
 use std::time::Duration;
 
 use tammi::dxp::message::{DxpColor, Message, Start};
-use tammi::dxp::session::{Connection, MoveSource, Player, follow};
+use tammi::dxp::session::{Connection, MoveSource, Player, RulesGame, follow};
 use tammi::notation::{parse_position, write_hub_position};
 use tammi::rules::{Bits, Board, Color, DrawReason, Game, International, Move, Outcome, Position};
 use tammi::search::limits::Limits;
@@ -619,11 +619,22 @@ struct FailingEngine(&'static str);
 
 impl MoveSource for FailingEngine {
     fn new_game(&mut self) {}
-    fn best_move(&mut self, _: &str, _: &[String], _: Limits) -> Result<String, String> {
+    fn best_move(&mut self, game: &RulesGame, _: Limits) -> Result<Move<u64>, String> {
+        let legal = game.legal_moves();
         match self.0 {
             "panic" => panic!("a deliberate test panic in the engine"),
             "error" => Err("no search threads".into()),
-            text => Ok(text.to_string()),
+            // A move of the right type that is not legal: a man's move backwards.
+            "illegal" => Ok(Move {
+                from: legal[0].to,
+                to: legal[0].from,
+                ..legal[0]
+            }),
+            // A capture where none is possible.
+            _ => Ok(Move {
+                captured: 1,
+                ..legal[0]
+            }),
         }
     }
 }
@@ -668,7 +679,7 @@ fn follow_with_engine(engine: FailingEngine) -> (Vec<String>, Vec<String>) {
 
 #[test]
 fn an_engine_failure_ends_the_game_and_never_plays_another_move() {
-    for how in ["99-99", "garbage", "error", "panic"] {
+    for how in ["illegal", "capture", "error", "panic"] {
         let (got, log) = follow_with_engine(FailingEngine(how));
         assert!(got[0].starts_with('A') && got[0].ends_with('0'), "{got:?}");
         assert!(!got.iter().any(|m| m.starts_with('M')), "{how}: {got:?}");

@@ -382,11 +382,10 @@ fn session<P: Board>(
                     }
                     return Ok(Next::Quit);
                 }
-                if let (false, Some(best)) = (analyse, done.best.as_deref()) {
+                if let (false, Some(best)) = (analyse, done.best_move) {
                     let pos = game.position();
-                    let legal = game.legal();
-                    match parse_move(&pos, best, &legal) {
-                        Ok(mv) => {
+                    match done.best_among(&game.legal()) {
+                        Some(mv) => {
                             writeln!(
                                 out,
                                 "tammi plays {}",
@@ -394,7 +393,7 @@ fn session<P: Board>(
                             )?;
                             play(out, &mut game, &mv)?;
                         }
-                        Err(e) => writeln!(out, "error: engine move {best}: {e}")?,
+                        None => writeln!(out, "error: the engine's move {best:?} is not legal")?,
                     }
                 } else if let Some(best) = &done.best_text {
                     writeln!(out, "best {best}")?;

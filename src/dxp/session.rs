@@ -16,9 +16,9 @@ use super::message::{
     Start, WRONG_VERSION,
 };
 use crate::notation::{format_hub_move, parse_position, write_fen};
-use crate::rules::{Bits, Board, Color, International, Move, Outcome, Position, Variant};
+use crate::rules::{Bits, Board, Color, International, Move, Outcome, Position};
 
-type RulesGame = crate::rules::Game<Pos>;
+pub type RulesGame = crate::rules::Game<Pos>;
 use crate::search::engine::Engine;
 use crate::search::limits::Limits;
 
@@ -158,9 +158,8 @@ fn printable(s: &str) -> String {
 pub trait MoveSource: Send {
     /// The next game has nothing to do with the previous ones.
     fn new_game(&mut self);
-    /// The move to play in the game that started at `fen` (a PDN FEN) and went on with
-    /// `moves` (Hub form), within `limits`: a move in the Hub form, or what went wrong.
-    fn best_move(&mut self, fen: &str, moves: &[String], limits: Limits) -> Result<String, String>;
+    /// The move to play in `game` within `limits`, or what went wrong.
+    fn best_move(&mut self, game: &RulesGame, limits: Limits) -> Result<Move<u64>, String>;
 }
 
 impl MoveSource for Engine {
@@ -168,11 +167,15 @@ impl MoveSource for Engine {
         Engine::new_game(self);
     }
 
-    fn best_move(&mut self, fen: &str, moves: &[String], limits: Limits) -> Result<String, String> {
-        self.set_position(Variant::International, fen, moves)?;
-        self.think(limits, |_| {})
-            .best
-            .ok_or_else(|| "the search found no move".to_string())
+    fn best_move(&mut self, game: &RulesGame, limits: Limits) -> Result<Move<u64>, String> {
+        self.set_game(game);
+        let done = self.think(limits, |_| {});
+        match done.best_move {
+            None => Err("the search found no move".into()),
+            Some(m) => done
+                .best_among(&game.legal_moves())
+                .ok_or_else(|| format!("the search answered a move not legal here ({m:?})")),
+        }
     }
 }
 
@@ -569,23 +572,17 @@ fn back_ply(game: &Game, number: u16, to_move: DxpColor) -> Option<usize> {
 /// tammi's move: the engine's choice, checked against the legal moves. An engine that
 /// fails, panics or names no legal move is an error: no other move is put in its place.
 fn think(player: &mut Player, game: &Game, legal: &[Move<u64>]) -> Result<Move<u64>, String> {
-    let moves: Vec<String> = game
-        .game
-        .moves()
-        .iter()
-        .map(format_hub_move::<Pos>)
-        .collect();
-    let fen = write_fen(game.game.start(), crate::rules::Notation::Numeric);
     let limits = game.limits(player);
     let engine = &mut player.engine;
-    let best = catch_unwind(AssertUnwindSafe(|| engine.best_move(&fen, &moves, limits)))
+    let best = catch_unwind(AssertUnwindSafe(|| engine.best_move(&game.game, limits)))
         .unwrap_or_else(|_| Err("the engine panicked".into()))?;
-    crate::notation::parse_move(&game.position(), &best, legal).map_err(|e| {
-        format!(
-            "the engine's move '{}' is not played: {e}",
-            printable(&best)
-        )
-    })
+    if legal.contains(&best) {
+        Ok(best)
+    } else {
+        Err(format!(
+            "the engine's move {best:?} is not played: it is not legal here"
+        ))
+    }
 }
 
 /// After sending GAMEEND, wait for the other side's confirmation (chat is logged). A

@@ -7,7 +7,7 @@
 //! proved by [`super::proof`] at depth N for its single best move: [`prove`] checks it.
 
 use crate::notation::{format_hub_move, format_move, parse_move, parse_position};
-use crate::rules::{Board, Goal, Variant};
+use crate::rules::{AnyMove, Board, Goal, Move, Variant};
 use crate::with_board;
 
 use super::proof;
@@ -21,8 +21,10 @@ pub struct Tactic {
     pub line: usize,
     pub variant: Variant,
     pub fen: String,
-    /// The solutions, Hub form (as the engine reports its move).
+    /// The solutions, Hub form (for people).
     pub solutions: Vec<String>,
+    /// The same as moves, to compare with the engine's.
+    pub solution_moves: Vec<AnyMove>,
     pub comment: String,
     /// The depth of the proof claimed by the comment (`proof dN` at its start).
     pub proof_depth: Option<u32>,
@@ -69,8 +71,9 @@ pub fn parse(text: &str) -> Result<Vec<Tactic>, String> {
             .parse()
             .map_err(|e| format!("line {n}: {e}"))?;
         let fen = fields[1].trim().to_string();
-        let solutions = with_board!(variant, P => solutions::<P>(&fen, fields[2]))
-            .map_err(|e| format!("line {n}: {e}"))?;
+        let (solutions, solution_moves) =
+            with_board!(variant, P => solutions::<P>(&fen, fields[2]))
+                .map_err(|e| format!("line {n}: {e}"))?;
         if fields.len() > 4 {
             return Err(format!(
                 "line {n}: {} tab-separated fields, expected at most 4",
@@ -90,6 +93,7 @@ pub fn parse(text: &str) -> Result<Vec<Tactic>, String> {
             variant,
             fen,
             solutions,
+            solution_moves,
             comment,
             proof_depth,
         });
@@ -97,18 +101,22 @@ pub fn parse(text: &str) -> Result<Vec<Tactic>, String> {
     Ok(out)
 }
 
-fn solutions<P: Board>(fen: &str, moves: &str) -> Result<Vec<String>, String> {
+/// The solutions named by `moves` in `fen`: Hub text and moves.
+fn solutions<P: Board>(fen: &str, moves: &str) -> Result<(Vec<String>, Vec<AnyMove>), String> {
     let pos: P = parse_position(fen).map_err(|e| format!("invalid position '{fen}': {e}"))?;
     let mut legal = Vec::new();
     pos.generate(&mut legal);
-    let sols: Vec<String> = moves
+    let sols: Vec<Move<P::B>> = moves
         .split_whitespace()
-        .map(|m| parse_move(&pos, m, &legal).map(|mv| format_hub_move::<P>(&mv)))
+        .map(|m| parse_move(&pos, m, &legal))
         .collect::<Result<_, _>>()?;
     if sols.is_empty() {
         return Err("no best move given".into());
     }
-    Ok(sols)
+    Ok((
+        sols.iter().map(format_hub_move::<P>).collect(),
+        sols.iter().map(Move::erase).collect(),
+    ))
 }
 
 /// Search `t` under `limits` with `engine` (fresh table); the engine's move, and whether it
@@ -121,7 +129,9 @@ pub fn solve(
     engine.set_position(t.variant, &t.fen, &[])?;
     engine.new_game();
     let done = engine.think(limits, |_| {});
-    let ok = done.best.as_ref().is_some_and(|b| t.solutions.contains(b));
+    let ok = done
+        .best_move
+        .is_some_and(|b| t.solution_moves.contains(&b));
     Ok((done.best, ok))
 }
 
@@ -162,10 +172,8 @@ fn prove_with<P: Board>(t: &Tactic, depth: u32) -> Result<ProofCheck, String> {
     pos.generate(&mut legal);
     let key = parse_move(&pos, &t.solutions[0], &legal)?;
     let p = proof::prove(&pos, &key, depth);
-    let name =
-        |m: &crate::rules::Move<P::B>| format_move(&pos, m, &legal, P::VARIANT.default_notation());
-    let described =
-        |(m, b): &(crate::rules::Move<P::B>, proof::Bound)| (name(m), b.describe(p.before));
+    let name = |m: &Move<P::B>| format_move(&pos, m, &legal, P::VARIANT.default_notation());
+    let described = |(m, b): &(Move<P::B>, proof::Bound)| (name(m), b.describe(p.before));
     Ok(ProofCheck {
         proved: p.proved(),
         depth,

@@ -36,6 +36,29 @@ impl<B: Bits> Move<B> {
 
 pub type MoveList<B> = Vec<Move<B>>;
 
+/// A move of any board, its captured set widened to 128 bits: the form in which a move
+/// crosses an interface that serves every variant (the engine's answer, see
+/// `search::Done`), typed all the same: no text to format and parse back.
+pub type AnyMove = Move<u128>;
+
+impl<B: Bits> Move<B> {
+    /// The move as an [`AnyMove`].
+    #[inline]
+    pub fn erase(&self) -> AnyMove {
+        Move {
+            from: self.from,
+            to: self.to,
+            promote: self.promote,
+            captured: self.captured.to_u128(),
+        }
+    }
+
+    /// The move of `legal` that `m` is, if it is one of them.
+    pub fn among(m: &AnyMove, legal: &[Move<B>]) -> Option<Move<B>> {
+        legal.iter().copied().find(|l| l.erase() == *m)
+    }
+}
+
 /// A position's contents, unchecked: what a parser produces before validation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Setup {

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use crossbeam_channel::Receiver;
 
-use crate::eval::EvalSettings;
-use crate::rules::{DrawReason, Outcome, Variant};
+use crate::eval::{EvalSettings, Evaluate};
+use crate::rules::{DrawReason, Game, Outcome, Variant};
 use crate::with_board;
 
 use super::limits::{EngineOptions, Limits};
@@ -245,6 +245,15 @@ impl Engine {
         self.game = game;
         self.follow_variant();
         Ok(())
+    }
+
+    /// Set the position to search as `game`'s current one, its history (for the draw
+    /// rules) included: the typed form of [`Engine::set_position`].
+    pub fn set_game<P: Evaluate>(&mut self, game: &Game<P>) {
+        let game: Arc<dyn AnyGame> = Arc::new(GameState::from_game(game.clone(), &self.eval));
+        self.stop_and_wait();
+        self.game = game;
+        self.follow_variant();
     }
 
     /// With a directory of databases as the `egdb` option, load its database of the

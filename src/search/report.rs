@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::rules::{AnyMove, Bits, Move};
+
 use super::score::Score;
 
 /// Progress after each iteration (one per MultiPV line).
@@ -29,7 +31,11 @@ pub struct Info {
 /// The end of a search: exactly one per `go`.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Done {
-    /// The move to play, Hub form; `None` when the game is over (no legal move).
+    /// The move to play; `None` when the game is over (no legal move).
+    pub best_move: Option<AnyMove>,
+    /// The expected reply.
+    pub ponder_move: Option<AnyMove>,
+    /// The move to play, Hub form (for the protocols).
     pub best: Option<String>,
     /// The expected reply, Hub form.
     pub ponder: Option<String>,
@@ -41,4 +47,12 @@ pub struct Done {
     pub depth: u32,
     pub nodes: u64,
     pub time: Duration,
+}
+
+impl Done {
+    /// The move to play as a move of the position searched, whose legal moves are
+    /// `legal`; `None` if there is none or it is not one of them.
+    pub fn best_among<B: Bits>(&self, legal: &[Move<B>]) -> Option<Move<B>> {
+        Move::among(self.best_move.as_ref()?, legal)
+    }
 }

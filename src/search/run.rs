@@ -85,11 +85,16 @@ impl<P: Evaluate> GameState<P> {
             let mv = parse_move(game.position(), text, &game.legal_moves()).map_err(|e| at(&e))?;
             game.play(&mv).map_err(|e| at(&e))?;
         }
-        Ok(GameState {
+        Ok(Self::from_game(game, eval))
+    }
+
+    /// `game`'s current position, reached as `game` reached it.
+    pub(super) fn from_game(game: Game<P>, eval: &EvalSettings) -> Self {
+        GameState {
             pos: *game.position(),
             game,
             eval: Evaluator::with_settings(eval),
-        })
+        }
     }
 
     /// Search thread `id`'s searcher of this position (`legal` are its moves).
@@ -218,11 +223,7 @@ impl<P: Evaluate> AnyGame for GameState<P> {
     }
 
     fn with_eval(&self, eval: &EvalSettings) -> Arc<dyn AnyGame> {
-        Arc::new(GameState {
-            game: self.game.clone(),
-            pos: self.pos,
-            eval: Evaluator::with_settings(eval),
-        })
+        Arc::new(GameState::from_game(self.game.clone(), eval))
     }
 
     fn run(self: Arc<Self>, mut job: Job, slot: &mut Slot, helpers: &[Sender<Task>]) {
@@ -331,6 +332,8 @@ impl<P: Evaluate> AnyGame for GameState<P> {
         let (depth, best) = chosen;
         let (hub, text) = self.texts(&best.pv[..best.pv.len().min(2)], notation);
         let done = Done {
+            best_move: best.pv.first().map(Move::erase),
+            ponder_move: best.pv.get(1).map(Move::erase),
             best: hub.first().cloned(),
             ponder: hub.get(1).cloned(),
             best_text: text.first().cloned(),

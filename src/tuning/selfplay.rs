@@ -460,8 +460,16 @@ fn play_game<P: Board>(
             }
             engine.set_position(P::VARIANT, &anchor, &since)?;
             let done = engine.think(limits.clone(), |_| {});
-            let best = done.best.ok_or("the engine gave no move")?;
-            parse_move(&pos, &best, &legal).map_err(|e| format!("engine move {best}: {e}"))?
+            match done.best_among(&legal) {
+                Some(mv) => mv,
+                None if done.best_move.is_none() => return Err("the engine gave no move".into()),
+                None => {
+                    return Err(format!(
+                        "the engine's move {:?} is not legal",
+                        done.best_move
+                    ));
+                }
+            }
         };
         game.play(&mv).map_err(|e| e.to_string())?;
         // Re-anchored only where the FEN holds the whole position: frisian's count of a
