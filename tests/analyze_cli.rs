@@ -94,3 +94,26 @@ fn variant_with_pdn_is_used_or_refused() {
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("russian "), "{out}");
 }
+
+/// The command line's list of variants (`tammi perft --help`, which the other commands'
+/// help points to) names every variant of the variant table, by a name it is read by.
+#[test]
+fn the_command_line_help_lists_every_variant_of_the_table() {
+    let (code, out, err) = tammi(&["perft", "--help"]);
+    assert_eq!(code, 0, "{err}");
+    let words: Vec<String> = out
+        .split(|c: char| !(c.is_alphanumeric() || c == '!'))
+        .map(str::to_lowercase)
+        .collect();
+    for v in tammi::rules::ALL_VARIANTS {
+        assert!(
+            v.names().any(|n| words.iter().any(|w| w == n)),
+            "{} is missing from `tammi perft --help`:\n{out}",
+            v.name()
+        );
+    }
+    for other in ["analyze", "moves", "match"] {
+        let (_, out, _) = tammi(&[other, "--help"]);
+        assert!(out.contains("tammi perft --help"), "{other} --help: {out}");
+    }
+}
