@@ -802,3 +802,47 @@ fn a_history_that_draws_the_game_is_said_to_end_it() {
     hub.send("ping");
     assert_eq!(hub.until("pong"), ["pong"]);
 }
+
+/// The parameters are declared once (`tammi::hub::params::PARAMS`): the Hub announces
+/// exactly those, with their types and ranges, and protocol.md documents exactly those.
+#[test]
+fn the_parameters_announced_and_documented_are_the_table() {
+    use tammi::hub::params::{Kind, PARAMS};
+    let mut hub = Hub::start();
+    hub.send("hub");
+    let lines = hub.until("wait");
+    let announced: Vec<&String> = lines.iter().filter(|l| l.starts_with("param")).collect();
+    assert_eq!(announced.len(), PARAMS.len(), "{announced:?}");
+    for (line, p) in announced.iter().zip(PARAMS) {
+        assert_eq!(arg(line, "name"), Some(p.name), "{line}");
+        match p.kind {
+            Kind::Int { min, max } => {
+                assert_eq!(arg(line, "type"), Some("int"), "{line}");
+                assert_eq!(arg(line, "min"), Some(min.to_string().as_str()), "{line}");
+                assert_eq!(arg(line, "max"), Some(max.to_string().as_str()), "{line}");
+            }
+            Kind::Bool => assert_eq!(arg(line, "type"), Some("bool"), "{line}"),
+            Kind::Choice(_) | Kind::Variant => {
+                assert_eq!(arg(line, "type"), Some("enum"), "{line}")
+            }
+            Kind::Text => assert_eq!(arg(line, "type"), Some("string"), "{line}"),
+        }
+    }
+    // protocol.md's table of parameters: the first column of the rows under its heading.
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/protocol.md"))
+        .expect("protocol.md");
+    let section = doc
+        .split("### Parameters")
+        .nth(1)
+        .expect("a Parameters section")
+        .split("\n#")
+        .next()
+        .unwrap();
+    let documented: Vec<&str> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .collect();
+    let declared: Vec<&str> = PARAMS.iter().map(|p| p.name).collect();
+    assert_eq!(documented, declared, "protocol.md's parameters against the table");
+}

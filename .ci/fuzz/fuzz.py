@@ -1190,7 +1190,7 @@ class HubWorker:
         if k == 7:
             return "eval", "patterns" if self.variant != "english" else rng.choice(["patterns", "network"])
         if k == 8:
-            return rng.choice(["book", "book-ply", "book-margin", "bb-size"]), rng.choice(["0", "1", "true", "x"])
+            return "threads", str(rng.randint(1, 2))
         return "client", "lidraughts"
 
     def bad_param(self):

@@ -3,4 +3,5 @@
 pub mod input;
 pub mod line;
 pub mod message;
+pub mod params;
 pub mod protocol;

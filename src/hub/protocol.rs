@@ -14,6 +14,7 @@ use std::time::Duration;
 use super::input::{InputEvent, spawn_reader};
 use super::line::parse_line;
 use super::message::{Command, GoMode, InfoFields, LevelLimit, ParamType, Reply};
+use super::params;
 use crate::notation::echo;
 use crate::rules::{ALL_VARIANTS, DrawReason, Outcome, Variant};
 use crate::search::engine::{Done, Engine, Info};
@@ -324,52 +325,32 @@ impl Hub {
             value: self.param_value(name).map(|(_, v)| v),
             kind: Some(kind),
         };
-        let int = |min: usize, max: usize| ParamType::Int {
-            min: min as i64,
-            max: max as i64,
-        };
-        let enumeration =
-            |values: &[&str]| ParamType::Enum(values.iter().map(|v| v.to_string()).collect());
-        let lines = [
-            Reply::Id(vec![
-                ("name".into(), "tammi".into()),
-                ("version".into(), env!("CARGO_PKG_VERSION").into()),
-                ("author".into(), "the tammi developers".into()),
-                ("country".into(), "FI".into()),
-            ]),
-            // Exactly the variants tammi plays.
-            param("variant", enumeration(&hub_variants())),
-            param("threads", int(1, EngineOptions::MAX_THREADS)),
-            param("hash", int(1, EngineOptions::MAX_HASH_MB)),
-            param("tt-size", int(16, 32)),
-            param("ponder", ParamType::Bool),
-            param("client", enumeration(&["lidraughts", "pydraughts"])),
-            param("multipv", int(1, EngineOptions::MAX_MULTIPV)),
-            param("move-overhead", int(0, 10_000)),
-            param("egdb", ParamType::String),
-            param("weights", ParamType::String),
-            param("eval", enumeration(&["patterns", "network"])),
-            param("network", ParamType::String),
-            Reply::Wait,
-        ];
+        let lines = [Reply::Id(vec![
+            ("name".into(), "tammi".into()),
+            ("version".into(), env!("CARGO_PKG_VERSION").into()),
+            ("author".into(), "the tammi developers".into()),
+            ("country".into(), "FI".into()),
+        ])];
         for l in &lines {
             send(&self.out, l);
         }
+        // Every parameter of the table (the variants: exactly those tammi plays).
+        let variants = hub_variants();
+        for p in params::PARAMS {
+            send(&self.out, &param(p.name, p.hub_type(&variants)));
+        }
+        send(&self.out, &Reply::Wait);
     }
 
     fn set_param(&mut self, name: &str, value: &str) -> Result<(), String> {
         // A failed preparation of an earlier hash or egdb brings back the old value.
         self.engine.collect_preparation();
         let mut o = self.engine.options().clone();
-        let int = |min: u64, max: u64| -> Result<u64, String> {
-            let v: u64 = value.trim().parse().map_err(|_| {
-                format!("{name} must be a whole number from {min} to {max}, got '{value}'")
-            })?;
-            if !(min..=max).contains(&v) {
-                return Err(format!("{name} must be from {min} to {max}, got {v}"));
-            }
-            Ok(v)
+        let Some(spec) = params::find(name) else {
+            return Err(format!("unknown parameter '{}'", echo(name)));
         };
+        // Numbers and switches are checked against the table; the rest below.
+        let int = || spec.int(value);
         match name {
             "variant" => {
                 let v: Variant = match value.parse() {
@@ -400,17 +381,17 @@ impl Hub {
                 self.position = ("start".into(), Vec::new());
                 return Ok(());
             }
-            "threads" => o.threads = int(1, EngineOptions::MAX_THREADS as u64)? as usize,
-            "hash" => o.hash_mb = int(1, EngineOptions::MAX_HASH_MB as u64)? as usize,
+            "threads" => o.threads = int()? as usize,
+            "hash" => o.hash_mb = int()? as usize,
             "tt-size" => {
                 // Scan's size: log2 of 16-byte entries.
-                let bits = int(16, 32)?;
+                let bits = int()?;
                 o.hash_mb = (((1u64 << bits) * 16) >> 20)
                     .clamp(1, EngineOptions::MAX_HASH_MB as u64)
                     as usize;
             }
-            "multipv" => o.multipv = int(1, EngineOptions::MAX_MULTIPV as u64)? as usize,
-            "move-overhead" => o.move_overhead = Duration::from_millis(int(0, 10_000)?),
+            "multipv" => o.multipv = int()? as usize,
+            "move-overhead" => o.move_overhead = Duration::from_millis(int()?),
             // An empty value unloads the database.
             "egdb" => {
                 o.egdb = (!value.trim().is_empty()).then(|| value.trim().into());
@@ -429,11 +410,7 @@ impl Hub {
                 return Ok(());
             }
             "ponder" => {
-                self.ponder_allowed = match value.to_ascii_lowercase().as_str() {
-                    "true" | "1" | "yes" | "on" => true,
-                    "false" | "0" | "no" | "off" => false,
-                    _ => return Err(format!("ponder must be true or false, got '{value}'")),
-                };
+                self.ponder_allowed = spec.bool(value)?;
                 return Ok(());
             }
             // An empty value goes back to the built-in weights.
@@ -486,9 +463,8 @@ impl Hub {
                 self.network = path.to_string();
                 return Ok(());
             }
-            // Scan's book and endgame-database parameters: accepted, nothing to do.
-            "book" | "book-ply" | "book-margin" | "bb-size" => return Ok(()),
-            other => return Err(format!("unknown parameter '{}'", echo(other))),
+            // A parameter of the table that is not applied here is a bug, said as one.
+            other => return Err(format!("parameter '{other}' is declared but not applied")),
         }
         // A large table or a database takes seconds to prepare: that happens on a thread
         // of its own, so `ping` is answered meanwhile; a later failure (no memory) is

@@ -164,6 +164,8 @@ impl EngineOptions {
     pub const MAX_THREADS: usize = 256;
     pub const MAX_HASH_MB: usize = 1 << 16;
     pub const MAX_MULTIPV: usize = 64;
+    /// Ten seconds: more would be no overhead but the move's whole time.
+    pub const MAX_MOVE_OVERHEAD_MS: u64 = 10_000;
 
     /// Check the ranges; the error names the bad option.
     pub fn validate(&self) -> Result<(), String> {
@@ -186,6 +188,13 @@ impl EngineOptions {
                 "multipv must be between 1 and {}, got {}",
                 Self::MAX_MULTIPV,
                 self.multipv
+            ));
+        }
+        if self.move_overhead > Duration::from_millis(Self::MAX_MOVE_OVERHEAD_MS) {
+            return Err(format!(
+                "move overhead must be at most {} ms, got {} ms",
+                Self::MAX_MOVE_OVERHEAD_MS,
+                self.move_overhead.as_millis()
             ));
         }
         Ok(())
