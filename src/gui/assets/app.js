@@ -67,6 +67,9 @@ function show(s) {
   if (state && (s.generation < state.generation)) return;
   const changed = !state || s.generation !== state.generation;
   state = s;
+  // What the page shows, for tests and styles: which game, which generation of it.
+  document.body.dataset.variant = s.variant;
+  document.body.dataset.generation = s.generation;
   if (changed) { selected = []; lastInfo = null; $('lines').textContent = ''; }
   $('variant').value = s.variant;
   $('save').href = '/api/pdn?s=' + encodeURIComponent(session);
