@@ -27,14 +27,16 @@ pub fn run(args: &GuiArgs) -> Result<i32> {
     let bound = listener.local_addr()?;
     let url = server::url(bound);
     // The first line says where the page is (tests read it; port 0 shows the real port).
-    println!("tammi gui: open {url}");
+    // Nothing more needs standard output: a reader that goes away stops no server.
+    let mut out = std::io::stdout();
+    let mut text = format!("tammi gui: open {url}\n");
     if !bound.ip().is_loopback() {
-        println!(
-            "warning: listening on {bound}: anyone who can reach it can use the board and the engine"
-        );
+        text.push_str(&format!(
+            "warning: listening on {bound}: anyone who can reach it can use the board and the engine\n"
+        ));
     }
-    println!("(Ctrl-C stops the server)");
-    std::io::stdout().flush()?;
+    text.push_str("(Ctrl-C stops the server)\n");
+    let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
     if args.open {
         open_browser(&url);
     }

@@ -48,6 +48,7 @@ async function newSession() {
   if (!res.ok) { message(data.error); return; }
   session = data.id;
   sessionStorage.setItem('tammi-session', session);
+  state = null; // a new session counts its generations from 0 again
   show(data);
 }
 
