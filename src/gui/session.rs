@@ -374,7 +374,9 @@ impl Session {
     fn on_reply(&self, reply: Reply) {
         let mut inner = self.lock();
         match reply {
-            Reply::Info(info) => {
+            // A line without a depth is no search progress (the Hub's `info message=`
+            // has words for a person only): nothing to draw.
+            Reply::Info(info) if info.depth.is_some() => {
                 let Some(search) = inner.searches.front() else {
                     return;
                 };
