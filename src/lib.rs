@@ -5,6 +5,7 @@
 pub mod dxp;
 pub mod egdb;
 pub mod eval;
+pub mod gui;
 pub mod hub;
 pub mod matches;
 pub mod memory;

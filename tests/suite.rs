@@ -16,6 +16,7 @@ mod egdb;
 mod eval_features;
 mod eval_tune;
 mod game_draws;
+mod gui;
 mod hub;
 mod hub_resources;
 mod hub_weights;

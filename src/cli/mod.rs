@@ -3,6 +3,7 @@
 pub mod analyze;
 pub mod dxp;
 pub mod egdb;
+pub mod gui;
 pub mod match_cmd;
 pub mod pdn;
 pub mod rules_tools;
