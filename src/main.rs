@@ -39,6 +39,8 @@ enum Command {
     Match(Box<cli::match_cmd::MatchArgs>),
     /// Build or query endgame databases.
     Egdb(cli::egdb::EgdbArgs),
+    /// Build opening books and look into them (size, book moves, the move tammi plays).
+    Book(cli::book::BookArgs),
     /// Train the evaluation: self-play games (`tune games`), weight fitting (`tune fit`).
     Tune(cli::tune::TuneArgs),
 }
@@ -89,6 +91,7 @@ fn main() {
         Some(Command::Match(a)) => cli::match_cmd::run_match(a),
         Some(Command::Tune(a)) => cli::tune::run(a),
         Some(Command::Egdb(a)) => cli::egdb::run(a),
+        Some(Command::Book(a)) => cli::book::run(a),
         Some(Command::Hub) => Ok(tammi::hub::protocol::run(
             std::io::BufReader::new(std::io::stdin()),
             Box::new(std::io::stdout()),
