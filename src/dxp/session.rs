@@ -176,6 +176,28 @@ impl MoveSource for Engine {
     }
 }
 
+/// The engine with an opening book in front of it: a book move where the position is
+/// in the book (and the book is on), the search everywhere else.
+pub struct BookedEngine {
+    pub engine: Engine,
+    pub book: crate::book::BookPlayer,
+}
+
+impl MoveSource for BookedEngine {
+    fn new_game(&mut self) {
+        self.engine.new_game();
+    }
+
+    fn best_move(&mut self, fen: &str, moves: &[String], limits: Limits) -> Result<String, String> {
+        self.engine
+            .set_position(Variant::International, fen, moves)?;
+        if let Some(pick) = self.book.pick(&self.engine, moves.len()) {
+            return Ok(pick.mv);
+        }
+        self.engine.best_move(fen, moves, limits)
+    }
+}
+
 /// Settings of our side of a session.
 pub struct Player {
     pub name: String,

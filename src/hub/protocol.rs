@@ -12,8 +12,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::input::{InputEvent, spawn_reader};
-use super::line::parse_line;
+use super::line::{Line, parse_line};
 use super::message::{Command, GoMode, InfoFields, LevelLimit, ParamType, Reply};
+use crate::book::BookPlayer;
 use crate::notation::echo;
 use crate::rules::{ALL_VARIANTS, Variant};
 use crate::search::engine::{Done, Engine, Info};
@@ -135,6 +136,8 @@ struct Hub {
     network: String,
     searching: Arc<AtomicBool>,
     client: Client,
+    /// The opening book `go` plays from (the `book` parameters).
+    book: BookPlayer,
 }
 
 /// Run the protocol until `quit` or end of input; returns the exit status.
@@ -153,6 +156,7 @@ pub fn run<R: BufRead + Send + 'static>(input: R, output: Box<dyn Write + Send>)
         network: String::new(),
         searching: Arc::new(AtomicBool::new(false)),
         client: Client::Lidraughts,
+        book: BookPlayer::default(),
     };
     for event in events.iter() {
         let text = match event {
@@ -227,6 +231,8 @@ impl Hub {
                 Ok(())
             }
             Command::Init => {
+                // The built-in books are read and checked here, off the clock.
+                let _ = crate::book::builtin(self.variant);
                 send(&out, &Reply::Ready);
                 Ok(())
             }
@@ -311,6 +317,17 @@ impl Hub {
             "weights" => ("weights", self.weights.clone()),
             "eval" => ("eval", crate::eval::selected_eval(self.variant).to_string()),
             "network" => ("network", self.network.clone()),
+            "book" => ("book", self.book.enabled.to_string()),
+            "book-file" => (
+                "book-file",
+                self.book
+                    .file
+                    .as_ref()
+                    .map_or(String::new(), |(p, _)| p.clone()),
+            ),
+            "book-ply" => ("book-ply", self.book.max_ply.to_string()),
+            "book-margin" => ("book-margin", self.book.margin.to_string()),
+            "book-seed" => ("book-seed", self.book.seed.to_string()),
             _ => return None,
         })
     }
@@ -347,6 +364,11 @@ impl Hub {
             param("weights", ParamType::String),
             param("eval", enumeration(&["patterns", "network"])),
             param("network", ParamType::String),
+            param("book", ParamType::Bool),
+            param("book-file", ParamType::String),
+            param("book-ply", int(0, BookPlayer::MAX_PLY as usize)),
+            param("book-margin", int(0, BookPlayer::MAX_MARGIN as usize)),
+            param("book-seed", int(0, u32::MAX as usize)),
             Reply::Wait,
         ];
         for l in &lines {
@@ -392,6 +414,10 @@ impl Hub {
                 if !self.network.is_empty() {
                     crate::eval::replace_network(self.variant, None)?;
                     self.network.clear();
+                }
+                // A book file is of one variant: the new one plays from its built-in book.
+                if self.book.file.as_ref().is_some_and(|(_, b)| b.variant != v) {
+                    self.book.file = None;
                 }
                 self.variant = v;
                 self.position = ("start".into(), Vec::new());
@@ -480,8 +506,42 @@ impl Hub {
                 let (text, moves) = self.position.clone();
                 return self.engine.set_position(self.variant, &text, &moves);
             }
-            // Scan's book and endgame-database parameters: accepted, nothing to do.
-            "book" | "book-ply" | "book-margin" | "bb-size" => return Ok(()),
+            // The opening book (protocol.md, "Opening books").
+            "book" => {
+                self.book.enabled = match value.trim().to_ascii_lowercase().as_str() {
+                    "true" | "1" | "yes" | "on" => true,
+                    "false" | "0" | "no" | "off" => false,
+                    _ => return Err(format!("book must be true or false, got '{}'", echo(value))),
+                };
+                return Ok(());
+            }
+            // A book file for the variant played (empty: the built-in book again).
+            "book-file" => {
+                if let Some(e) = self.unplayable("set-param book-file") {
+                    return Err(e);
+                }
+                return self.book.set_file(value, Some(self.variant));
+            }
+            "book-ply" => {
+                self.book.max_ply = int(0, BookPlayer::MAX_PLY as u64)? as u32;
+                return Ok(());
+            }
+            "book-margin" => {
+                self.book.margin = int(0, BookPlayer::MAX_MARGIN as u64)? as u32;
+                return Ok(());
+            }
+            "book-seed" => {
+                self.book.set_seed(int(0, u32::MAX as u64)?);
+                return Ok(());
+            }
+            // Scan's bitbase cache size: tammi has no such setting, and accepting it
+            // would pretend it did.
+            "bb-size" => {
+                return Err(
+                    "bb-size is Scan's bitbase setting; tammi has none (its endgame databases are loaded with egdb=PATH)"
+                        .into(),
+                );
+            }
             other => return Err(format!("unknown parameter '{}'", echo(other))),
         }
         // A large table or a database takes seconds to prepare: that happens on a thread
@@ -594,6 +654,37 @@ impl Hub {
             } else {
                 legal[0].clone()
             };
+            send(
+                &self.out,
+                &Reply::Done {
+                    mv: Some(mv),
+                    ponder: None,
+                },
+            );
+            return Ok(());
+        }
+        // A move to play (not pondering, not analysing) from the book, if the position
+        // is in it: answered at once, with an info line that says so.
+        if mode == GoMode::Think
+            && let Some(pick) = self.book.pick(&self.engine, self.position.1.len())
+        {
+            let mv = if flip {
+                flip_move_rows(&pick.mv)
+            } else {
+                pick.mv
+            };
+            let info = Line {
+                command: "info".into(),
+                args: vec![
+                    ("depth".into(), Some("0".into())),
+                    ("score".into(), Some(pick.score.hub())),
+                    ("nodes".into(), Some("0".into())),
+                    ("time".into(), Some("0.000".into())),
+                    ("pv".into(), Some(mv.clone())),
+                    ("book".into(), Some("true".into())),
+                ],
+            };
+            send(&self.out, &Reply::Other(info));
             send(
                 &self.out,
                 &Reply::Done {
