@@ -489,7 +489,7 @@ fn to_book(st: &State, variant: Variant) -> Book {
             })
             .collect();
         // Best first; the generator's order among equals (a stable sort).
-        moves.sort_by(|a, b| b.score.cmp(&a.score));
+        moves.sort_by_key(|m| std::cmp::Reverse(m.score));
         book.entries.insert(
             position_key(variant, &node.pos),
             Entry {

@@ -405,7 +405,7 @@ pub fn candidates(entry: &Entry, margin: u32) -> Vec<&BookMove> {
         .iter()
         .filter(|m| m.score as i32 >= floor)
         .collect();
-    c.sort_by(|a, b| b.score.cmp(&a.score));
+    c.sort_by_key(|m| std::cmp::Reverse(m.score));
     c
 }
 
