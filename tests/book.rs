@@ -306,3 +306,29 @@ fn the_built_in_books_hold_their_start_positions() {
         assert!(text(&o).contains("book moves"), "{v}: {}", text(&o));
     }
 }
+
+/// The text mode plays its book moves and says so; `book off` searches.
+#[test]
+fn the_text_mode_plays_from_the_book_and_book_off_searches() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let session = |input: &str| -> String {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let out = session("go\ngo\nquit\n");
+    assert_eq!(out.matches("(book, ").count(), 2, "{out}");
+    let out = session("book off\ndepth 2\ngo\nquit\n");
+    assert!(out.contains("tammi plays") && !out.contains("(book"), "{out}");
+}
