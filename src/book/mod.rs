@@ -251,6 +251,9 @@ impl Book {
         }
         let name_bytes = &bytes[12..28];
         let end = name_bytes.iter().position(|&b| b == 0).unwrap_or(16);
+        if name_bytes[end..].iter().any(|&b| b != 0) {
+            return Err("damaged book: the variant name is not zero-padded".into());
+        }
         let name = std::str::from_utf8(&name_bytes[..end])
             .map_err(|_| "damaged book: the variant name is not text".to_string())?;
         let variant: Variant = name
