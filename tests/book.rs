@@ -216,7 +216,7 @@ fn a_damaged_book_is_refused() {
 #[test]
 fn the_hub_plays_from_the_book_and_searches_without_it() {
     let game = |seed: &str, plies: usize| -> Vec<String> {
-        let mut hub = Hub::ready();
+        let mut hub = Hub::booked();
         hub.send(&format!("set-param name=book-seed value={seed}"));
         hub.send("set-param name=book-margin value=20");
         let mut moves: Vec<String> = Vec::new();
@@ -248,7 +248,7 @@ fn the_hub_plays_from_the_book_and_searches_without_it() {
         .collect();
     assert!(others.iter().any(|o| *o != a), "{a:?} {others:?}");
 
-    let mut hub = Hub::ready();
+    let mut hub = Hub::booked();
     hub.send("set-param name=book value=false");
     hub.send("pos");
     hub.send("level depth=3");
@@ -260,7 +260,7 @@ fn the_hub_plays_from_the_book_and_searches_without_it() {
         "{lines:?}"
     );
 
-    let mut hub = Hub::ready();
+    let mut hub = Hub::booked();
     hub.send("pos");
     hub.send("level depth=2");
     hub.send("go analyze");
@@ -329,6 +329,10 @@ fn the_text_mode_plays_from_the_book_and_book_off_searches() {
     };
     let out = session("go\ngo\nquit\n");
     assert_eq!(out.matches("(book, ").count(), 2, "{out}");
-    let out = session("book off\ndepth 2\ngo\nquit\n");
-    assert!(out.contains("tammi plays") && !out.contains("(book"), "{out}");
+    // (`board` after `go` waits for the move; a `quit` there would end the search.)
+    let out = session("book off\ndepth 2\ngo\nboard\nquit\n");
+    assert!(
+        out.contains("tammi plays") && !out.contains("(book"),
+        "{out}"
+    );
 }
