@@ -2,6 +2,7 @@
 //! command line is the binary's (`src/main.rs` and `src/cli/`): it reads flags and
 //! decides exit codes; the library takes plain values and returns results and errors.
 
+pub mod book;
 pub mod dxp;
 pub mod egdb;
 pub mod eval;

@@ -41,6 +41,8 @@ enum Command {
     Egdb(cli::egdb::EgdbArgs),
     /// Serve a board in the browser: play, analyse, load and save PDN (loopback only).
     Gui(cli::gui::GuiArgs),
+    /// Build opening books and look into them (size, book moves, the move tammi plays).
+    Book(cli::book::BookArgs),
     /// Train the evaluation: self-play games (`tune games`), weight fitting (`tune fit`).
     Tune(cli::tune::TuneArgs),
 }
@@ -92,6 +94,7 @@ fn main() {
         Some(Command::Tune(a)) => cli::tune::run(a),
         Some(Command::Egdb(a)) => cli::egdb::run(a),
         Some(Command::Gui(a)) => cli::gui::run(a),
+        Some(Command::Book(a)) => cli::book::run(a),
         Some(Command::Hub) => Ok(tammi::hub::protocol::run(
             std::io::BufReader::new(std::io::stdin()),
             Box::new(std::io::stdout()),

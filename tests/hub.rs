@@ -173,8 +173,7 @@ fn draughtsnet_sequence() {
 
 #[test]
 fn ping_is_answered_during_a_search_and_every_level_form_is_accepted() {
-    let mut hub = Hub::start();
-    hub.handshake();
+    let mut hub = Hub::ready();
     for level in [
         "level depth=4",
         "level ply=4",
@@ -452,6 +451,8 @@ fn memory_stays_within_the_hash_size_plus_fifty_mb() {
     hub.until("wait");
     hub.send(&format!("set-param name=hash value={HASH_MB}"));
     hub.send("set-param name=threads value=2");
+    // Searches, not book moves (which would leave the table untouched).
+    hub.send("set-param name=book value=false");
     hub.send("init");
     hub.until("ready");
     hub.send("level move-time=1");
@@ -844,5 +845,8 @@ fn the_parameters_announced_and_documented_are_the_table() {
         .filter_map(|l| l.split('`').next())
         .collect();
     let declared: Vec<&str> = PARAMS.iter().map(|p| p.name).collect();
-    assert_eq!(documented, declared, "protocol.md's parameters against the table");
+    assert_eq!(
+        documented, declared,
+        "protocol.md's parameters against the table"
+    );
 }

@@ -11,6 +11,7 @@ mod common;
 
 mod analyze_cli;
 mod bad_input;
+mod book;
 mod dxp;
 mod egdb;
 mod eval_features;

@@ -202,7 +202,8 @@ fn stop_quit_and_the_end_of_input_are_heard_while_the_engine_thinks() {
     use std::time::Duration;
     let patience = Duration::from_secs(15);
     let mut live = Live::start();
-    live.send("level 60\ngo\n");
+    // The search is what is listened to: from the start a book move would come at once.
+    live.send("book off\nlevel 60\ngo\n");
     live.until("scores from", patience);
     std::thread::sleep(Duration::from_millis(300));
     live.send("stop\n");
@@ -219,7 +220,8 @@ fn stop_quit_and_the_end_of_input_are_heard_while_the_engine_thinks() {
     assert!(live.exits_within(patience), "no exit after quit");
 
     let mut live = Live::start();
-    live.send("level 60\ngo\n");
+    // The search is what is listened to: from the start a book move would come at once.
+    live.send("book off\nlevel 60\ngo\n");
     live.until("scores from", patience);
     std::thread::sleep(Duration::from_millis(300));
     drop(live.stdin.take());

@@ -63,6 +63,19 @@ pub struct DxpArgs {
     /// think on one move. 0 = no limit.
     #[arg(long, value_name = "SECONDS", default_value_t = 600.0)]
     pub idle_timeout: f64,
+    /// Search every move: no opening book.
+    #[arg(long)]
+    pub no_book: bool,
+    /// Play the opening from this book file (`tammi book build`) rather than the
+    /// built-in international book.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_book")]
+    pub book: Option<std::path::PathBuf>,
+    /// Centi-men below the best a book move may be and still be chosen (at random).
+    #[arg(long, default_value_t = tammi::book::BookPlayer::DEFAULT_MARGIN, value_parser = clap::value_parser!(u32).range(0..=10_000))]
+    pub book_margin: u32,
+    /// Seed of the choice among book moves (0: from the clock, so that games vary).
+    #[arg(long, default_value_t = 0)]
+    pub book_seed: u64,
     /// Serve one connection and exit (listening follower).
     #[arg(long)]
     pub once: bool,
@@ -107,6 +120,17 @@ pub fn run(a: &DxpArgs) -> Result<i32> {
         ..EngineOptions::default()
     };
     let engine = Engine::new(options).map_err(anyhow::Error::msg)?;
+    let mut book = tammi::book::BookPlayer::new(a.book_seed);
+    book.enabled = !a.no_book;
+    book.margin = a.book_margin;
+    if let Some(path) = &a.book {
+        book.set_file(
+            &path.to_string_lossy(),
+            Some(tammi::rules::Variant::International),
+        )
+        .map_err(anyhow::Error::msg)?;
+    }
+    let engine = tammi::dxp::session::BookedEngine { engine, book };
     let quiet = a.quiet;
     let mut player = Player {
         name: format!("tammi {}", env!("CARGO_PKG_VERSION")),

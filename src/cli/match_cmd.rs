@@ -29,6 +29,9 @@ Engines:
   'set-param name=threads value=2' to engine 1 (1, 2, or both); an engine that does not
   declare the parameter, or answers the set-up with an error, stops the match before it
   starts. Engine output on standard error is discarded; --log FILE keeps all Hub traffic.
+  tammi engines get 'book=false': the match measures them from its openings, not their
+  opening book; --engine-option N:book=true lets them play from it. Other engines keep
+  their own book setting.
 
 Games:
   Each opening is played twice, colours reversed: engine 1 has White in games 1, 3, 5, ...

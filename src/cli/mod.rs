@@ -1,6 +1,7 @@
 //! The command-line tools: thin adapters from arguments to the library.
 
 pub mod analyze;
+pub mod book;
 pub mod dxp;
 pub mod egdb;
 pub mod gui;

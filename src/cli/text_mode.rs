@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, select};
 
+use tammi::book::BookPlayer;
 use tammi::hub::input::{InputEvent, spawn_reader};
 use tammi::notation::{
     echo, format_hub_move, format_move, format_route, parse_move, parse_position, square_name,
@@ -49,6 +50,9 @@ commands:
                     engine limit: N seconds a move, or a depth, or nodes
                     (default: {} seconds a move)
   notation numeric|letter
+  book on|off|FILE  play the opening from the built-in book (on, the default),
+                    search every move (off), or play from a book file
+                    (tammi book build)
   egdb FILE|DIR     use an endgame database (tammi egdb build), or a directory
                     of them (its file of the variant played); egdb off
   game              the move list in move pairs
@@ -171,6 +175,7 @@ pub fn run<R: BufRead + Send + 'static>(input: R, out: &mut dyn Write) -> anyhow
     let input = &mut input;
     let mut engine = Engine::default();
     let mut limits = Limits::move_time(Limits::DEFAULT_MOVE_TIME);
+    let mut book = BookPlayer::default();
     let mut next = (Variant::International, None);
     writeln!(
         out,
@@ -179,8 +184,7 @@ pub fn run<R: BufRead + Send + 'static>(input: R, out: &mut dyn Write) -> anyhow
     )?;
     loop {
         let (variant, fen) = next;
-        let step =
-            with_board!(variant, P => session::<P>(input, out, &mut engine, &mut limits, fen)?);
+        let step = with_board!(variant, P => session::<P>(input, out, &mut engine, &mut limits, &mut book, fen)?);
         match step {
             Next::Switch(v, fen) => next = (v, fen),
             Next::Quit => return Ok(0),
@@ -218,6 +222,7 @@ fn session<P: Board>(
     out: &mut dyn Write,
     engine: &mut Engine,
     limits: &mut Limits,
+    book: &mut BookPlayer,
     fen: Option<String>,
 ) -> anyhow::Result<Next> {
     let start = match fen {
@@ -317,6 +322,35 @@ fn session<P: Board>(
                 Err(e) => writeln!(out, "error: {e}; the limit stays {}", describe(limits))?,
             },
             "game" | "history" => writeln!(out, "{}", move_pairs(&game))?,
+            "book" => {
+                let what = line.trim()[4..].trim();
+                match what {
+                    "" => writeln!(
+                        out,
+                        "book {}{}",
+                        if book.enabled { "on" } else { "off" },
+                        book.file
+                            .as_ref()
+                            .map_or(String::new(), |(p, _)| format!(", file {}", echo(p)))
+                    )?,
+                    "on" => {
+                        book.enabled = true;
+                        book.file = None;
+                        writeln!(out, "book on (built-in)")?;
+                    }
+                    "off" => {
+                        book.enabled = false;
+                        writeln!(out, "book off: every move is searched")?;
+                    }
+                    path => match book.set_file(path, Some(P::VARIANT)) {
+                        Ok(()) => {
+                            book.enabled = true;
+                            writeln!(out, "book {}", echo(path))?;
+                        }
+                        Err(e) => writeln!(out, "error: {e}")?,
+                    },
+                }
+            }
             "egdb" => {
                 let path = line.trim()[4..].trim();
                 let mut o = engine.options().clone();
@@ -341,6 +375,25 @@ fn session<P: Board>(
                     &game.hub_moves(),
                 ) {
                     writeln!(out, "error: {e}")?;
+                    continue;
+                }
+                if !analyse && let Some(pick) = book.pick(engine, game.game.ply()) {
+                    let pos = game.position();
+                    let legal = game.legal();
+                    match parse_move(&pos, &pick.mv, &legal) {
+                        Ok(mv) => {
+                            writeln!(
+                                out,
+                                "tammi plays {} (book, {}, chosen from {} of {} book moves)",
+                                format_route(&pos, &mv, game.notation),
+                                pick.score,
+                                pick.choices,
+                                pick.book_moves
+                            )?;
+                            play(out, &mut game, &mv)?;
+                        }
+                        Err(e) => writeln!(out, "error: book move {}: {e}", pick.mv)?,
+                    }
                     continue;
                 }
                 let side = if game.position().side() == Color::White {

@@ -179,6 +179,30 @@ impl MoveSource for Engine {
     }
 }
 
+/// The engine with an opening book in front of it: a book move where the position is
+/// in the book (and the book is on), the search everywhere else.
+pub struct BookedEngine {
+    pub engine: Engine,
+    pub book: crate::book::BookPlayer,
+}
+
+impl MoveSource for BookedEngine {
+    fn new_game(&mut self) {
+        self.engine.new_game();
+    }
+
+    fn best_move(&mut self, game: &RulesGame, limits: Limits) -> Result<Move<u64>, String> {
+        self.engine.set_game(game);
+        if let Some(pick) = self.book.pick(&self.engine, game.moves().len()) {
+            // The book's moves are text in its file: read against the legal moves.
+            let legal = game.legal_moves();
+            return crate::notation::parse_move(game.position(), &pick.mv, &legal)
+                .map_err(|e| format!("the book's move '{}' is not played: {e}", pick.mv));
+        }
+        self.engine.best_move(game, limits)
+    }
+}
+
 /// Settings of our side of a session.
 pub struct Player {
     pub name: String,

@@ -4,6 +4,7 @@
 //! parameters is checked against it by a test.
 
 use super::message::ParamType;
+use crate::book::BookPlayer;
 use crate::search::limits::EngineOptions;
 
 /// What a parameter's value is.
@@ -73,6 +74,30 @@ pub const PARAMS: &[Param] = &[
     param("weights", Kind::Text),
     param("eval", Kind::Choice(&["patterns", "network"])),
     param("network", Kind::Text),
+    // The opening book (protocol.md, "Opening books").
+    param("book", Kind::Bool),
+    param("book-file", Kind::Text),
+    param(
+        "book-ply",
+        Kind::Int {
+            min: 0,
+            max: BookPlayer::MAX_PLY as u64,
+        },
+    ),
+    param(
+        "book-margin",
+        Kind::Int {
+            min: 0,
+            max: BookPlayer::MAX_MARGIN as u64,
+        },
+    ),
+    param(
+        "book-seed",
+        Kind::Int {
+            min: 0,
+            max: u32::MAX as u64,
+        },
+    ),
 ];
 
 /// The parameter called `name`, if there is one.
@@ -147,6 +172,6 @@ mod tests {
         assert!(threads.int("two").unwrap_err().contains("whole number"));
         assert_eq!(find("ponder").unwrap().bool("Off"), Ok(false));
         assert!(find("ponder").unwrap().bool("maybe").is_err());
-        assert!(find("book-size").is_none());
+        assert!(find("bb-size").is_none());
     }
 }

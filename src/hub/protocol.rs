@@ -12,9 +12,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::input::{InputEvent, spawn_reader};
-use super::line::parse_line;
+use super::line::{Line, parse_line};
 use super::message::{Command, GoMode, InfoFields, LevelLimit, ParamType, Reply};
 use super::params;
+use crate::book::BookPlayer;
 use crate::notation::echo;
 use crate::rules::{ALL_VARIANTS, DrawReason, Outcome, Variant};
 use crate::search::engine::{Done, Engine, Info};
@@ -136,6 +137,8 @@ struct Hub {
     network: String,
     searching: Arc<AtomicBool>,
     client: Client,
+    /// The opening book `go` plays from (the `book` parameters).
+    book: BookPlayer,
 }
 
 /// Run the protocol until `quit` or end of input; returns the exit status.
@@ -154,6 +157,7 @@ pub fn run<R: BufRead + Send + 'static>(input: R, output: Box<dyn Write + Send>)
         network: String::new(),
         searching: Arc::new(AtomicBool::new(false)),
         client: Client::Lidraughts,
+        book: BookPlayer::default(),
     };
     for event in events.iter() {
         let text = match event {
@@ -228,6 +232,8 @@ impl Hub {
                 Ok(())
             }
             Command::Init => {
+                // The built-in books are read and checked here, off the clock.
+                let _ = crate::book::builtin(self.variant);
                 send(&out, &Reply::Ready);
                 Ok(())
             }
@@ -315,6 +321,17 @@ impl Hub {
                 self.engine.eval().selected(self.variant).to_string(),
             ),
             "network" => ("network", self.network.clone()),
+            "book" => ("book", self.book.enabled.to_string()),
+            "book-file" => (
+                "book-file",
+                self.book
+                    .file
+                    .as_ref()
+                    .map_or(String::new(), |(p, _)| p.clone()),
+            ),
+            "book-ply" => ("book-ply", self.book.max_ply.to_string()),
+            "book-margin" => ("book-margin", self.book.margin.to_string()),
+            "book-seed" => ("book-seed", self.book.seed.to_string()),
             _ => return None,
         })
     }
@@ -346,6 +363,14 @@ impl Hub {
         // A failed preparation of an earlier hash or egdb brings back the old value.
         self.engine.collect_preparation();
         let mut o = self.engine.options().clone();
+        // Scan's bitbase cache size: tammi has no such setting, and accepting it would
+        // pretend it did.
+        if name == "bb-size" {
+            return Err(
+                "bb-size is Scan's bitbase setting; tammi has none (its endgame databases are loaded with egdb=PATH)"
+                    .into(),
+            );
+        }
         let Some(spec) = params::find(name) else {
             return Err(format!("unknown parameter '{}'", echo(name)));
         };
@@ -376,6 +401,10 @@ impl Hub {
                     self.engine.set_eval(eval);
                     self.weights.clear();
                     self.network.clear();
+                }
+                // A book file is of one variant: the new one plays from its built-in book.
+                if self.book.file.as_ref().is_some_and(|(_, b)| b.variant != v) {
+                    self.book.file = None;
                 }
                 self.variant = v;
                 self.position = ("start".into(), Vec::new());
@@ -461,6 +490,30 @@ impl Hub {
                 eval.replace_network(self.variant, net)?;
                 self.engine.set_eval(eval);
                 self.network = path.to_string();
+                return Ok(());
+            }
+            // The opening book (protocol.md, "Opening books").
+            "book" => {
+                self.book.enabled = spec.bool(value)?;
+                return Ok(());
+            }
+            // A book file for the variant played (empty: the built-in book again).
+            "book-file" => {
+                if let Some(e) = self.unplayable("set-param book-file") {
+                    return Err(e);
+                }
+                return self.book.set_file(value, Some(self.variant));
+            }
+            "book-ply" => {
+                self.book.max_ply = int()? as u32;
+                return Ok(());
+            }
+            "book-margin" => {
+                self.book.margin = int()? as u32;
+                return Ok(());
+            }
+            "book-seed" => {
+                self.book.set_seed(int()?);
                 return Ok(());
             }
             // A parameter of the table that is not applied here is a bug, said as one.
@@ -587,6 +640,37 @@ impl Hub {
             } else {
                 legal[0].clone()
             };
+            send(
+                &self.out,
+                &Reply::Done {
+                    mv: Some(mv),
+                    ponder: None,
+                },
+            );
+            return Ok(());
+        }
+        // A move to play (not pondering, not analysing) from the book, if the position
+        // is in it: answered at once, with an info line that says so.
+        if mode == GoMode::Think
+            && let Some(pick) = self.book.pick(&self.engine, self.position.1.len())
+        {
+            let mv = if flip {
+                flip_move_rows(&pick.mv)
+            } else {
+                pick.mv
+            };
+            let info = Line {
+                command: "info".into(),
+                args: vec![
+                    ("depth".into(), Some("0".into())),
+                    ("score".into(), Some(pick.score.hub())),
+                    ("nodes".into(), Some("0".into())),
+                    ("time".into(), Some("0.000".into())),
+                    ("pv".into(), Some(mv.clone())),
+                    ("book".into(), Some("true".into())),
+                ],
+            };
+            send(&self.out, &Reply::Other(info));
             send(
                 &self.out,
                 &Reply::Done {

@@ -294,6 +294,16 @@ impl HubEngine {
             }
             settings.push((name.clone(), value.clone()));
         }
+        // A match measures tammi from its openings, as the figures before tammi had a
+        // book were measured: tammi plays without its book unless the match asks for it
+        // (--engine-option N:book=true). Other engines keep their own default (the
+        // results recorded with GuiNN's book on stay reproducible).
+        if self.id_name.as_deref() == Some("tammi")
+            && self.declared.iter().any(|p| p.name == "book")
+            && !self.spec.params.iter().any(|(n, _)| n == "book")
+        {
+            settings.push(("book".to_string(), "false".to_string()));
+        }
         for (name, value) in &settings {
             self.send(&Command::SetParam {
                 name: name.clone(),

@@ -43,8 +43,17 @@ impl Hub {
         }
     }
 
-    /// The process after `hub` and `init`, ready for commands.
+    /// The process after `hub` and `init`, ready for commands, with its opening book
+    /// off: these tests watch the search, which a book move from the start would skip
+    /// (tests/book.rs tests the book, from [`Hub::booked`]).
     pub fn ready() -> Hub {
+        let mut hub = Hub::booked();
+        hub.send("set-param name=book value=false");
+        hub
+    }
+
+    /// The process after `hub` and `init`, its book on (the default).
+    pub fn booked() -> Hub {
         let mut hub = Hub::start();
         hub.handshake();
         hub
