@@ -310,23 +310,7 @@ fn the_built_in_books_hold_their_start_positions() {
 /// The text mode plays its book moves and says so; `book off` searches.
 #[test]
 fn the_text_mode_plays_from_the_book_and_book_off_searches() {
-    use std::io::Write;
-    use std::process::Stdio;
-    let session = |input: &str| -> String {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let session = crate::common::text_session;
     let out = session("go\ngo\nquit\n");
     assert_eq!(out.matches("(book, ").count(), 2, "{out}");
     // (`board` after `go` waits for the move; a `quit` there would end the search.)

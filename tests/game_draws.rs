@@ -6,8 +6,7 @@
 
 use crate::common;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use common::draws::{Scenario, replay, scenarios};
 use tammi::rules::{DrawReason, Variant};
@@ -85,20 +84,7 @@ fn the_text_mode_announces_each_draw() {
         input.push_str("go\n");
     }
     input.push_str("quit\n");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = crate::common::text_session(&input);
     let announced: Vec<&str> = text
         .lines()
         .filter_map(|l| l.strip_prefix("game over: "))

@@ -4,20 +4,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 fn session(input: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
+    crate::common::text_session(input)
 }
 
 #[test]

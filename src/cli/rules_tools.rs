@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+use tammi::gui::json::string as json_string;
 use tammi::hub::input::{InputEvent, spawn_reader};
 use tammi::notation::{echo, format_move, parse_position, square_name};
 use tammi::perft::{divide, perft_threads};
@@ -205,23 +206,4 @@ fn describe_moves<P: Board>(pos: &P, fen: &str, notation: Notation, json: bool) 
         json_string(fen.trim()),
         items.join(",")
     )
-}
-
-/// A JSON string literal.
-pub fn json_string(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 2);
-    o.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            '\n' => o.push_str("\\n"),
-            '\r' => o.push_str("\\r"),
-            '\t' => o.push_str("\\t"),
-            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
 }

@@ -81,3 +81,22 @@ pub fn tammi(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Run the text mode (plain `tammi`) on `input`; it must exit successfully. Its output.
+pub fn text_session(input: &str) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tammi"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run tammi");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write the session");
+    let out = child.wait_with_output().expect("tammi's output");
+    assert!(out.status.success(), "the text mode failed");
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
