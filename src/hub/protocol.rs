@@ -592,6 +592,17 @@ impl Hub {
         }
     }
 
+    /// `done` for a move given without a search (a forced move, a book move).
+    fn played_at_once(&self, mv: String) {
+        send(
+            &self.out,
+            &Reply::Done {
+                mv: Some(mv),
+                ponder: None,
+            },
+        );
+    }
+
     fn go(&mut self, mode: GoMode) -> Result<(), String> {
         let no_move = Reply::Done {
             mv: None,
@@ -640,13 +651,7 @@ impl Hub {
             } else {
                 legal[0].clone()
             };
-            send(
-                &self.out,
-                &Reply::Done {
-                    mv: Some(mv),
-                    ponder: None,
-                },
-            );
+            self.played_at_once(mv);
             return Ok(());
         }
         // A move to play (not pondering, not analysing) from the book, if the position
@@ -671,13 +676,7 @@ impl Hub {
                 ],
             };
             send(&self.out, &Reply::Other(info));
-            send(
-                &self.out,
-                &Reply::Done {
-                    mv: Some(mv),
-                    ponder: None,
-                },
-            );
+            self.played_at_once(mv);
             return Ok(());
         }
         self.searching.store(true, Ordering::Release);
