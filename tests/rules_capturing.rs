@@ -136,3 +136,56 @@ fn breakthrough_and_losing_move_like_international() {
         assert_eq!(numeric(Variant::Losing, fen), intl);
     }
 }
+
+/// The moves that offer the opponent a capture (the quiescence search's exchanges and
+/// sacrifices), from the bitboards, are exactly those after which the opponent must
+/// capture, on the positions of random games in every variant.
+#[test]
+fn capture_offers_from_the_bitboards_are_the_definition() {
+    use tammi::rng::SplitMix64;
+    use tammi::rules::{ALL_VARIANTS, Bits, Move, offers_by_definition};
+    use tammi::with_board;
+
+    fn check<P: Board>(rng: &mut SplitMix64) -> (usize, usize) {
+        let sorted = |mut v: Vec<Move<P::B>>| {
+            v.sort_by_key(|m| (m.from, m.to));
+            v
+        };
+        let (mut men_only, mut offered) = (0, 0);
+        let (mut fast, mut slow, mut legal) = (Vec::new(), Vec::new(), Vec::new());
+        for _game in 0..40 {
+            let mut pos = P::start();
+            for _ply in 0..160 {
+                pos.capture_offers(&mut fast);
+                offers_by_definition(&pos, &mut slow);
+                assert_eq!(
+                    sorted(fast.clone()),
+                    sorted(slow.clone()),
+                    "{:?} {pos:?}",
+                    P::VARIANT
+                );
+                let opp = pos.pieces(pos.side().opposite());
+                if !(opp & pos.kings()).any() && !pos.has_capture() && !pos.pass().has_capture() {
+                    men_only += 1;
+                    offered += !fast.is_empty() as usize;
+                }
+                pos.generate(&mut legal);
+                if legal.is_empty() {
+                    break;
+                }
+                pos = pos.play(&legal[rng.below(legal.len())]);
+            }
+        }
+        (men_only, offered)
+    }
+
+    let mut rng = SplitMix64::new(51);
+    for v in ALL_VARIANTS {
+        let (men_only, offered) = with_board!(v, P => check::<P>(&mut rng));
+        // The bitboard case must be the common one, and offers common in it.
+        assert!(
+            men_only > 500 && offered > 200,
+            "{v:?}: {men_only} {offered}"
+        );
+    }
+}

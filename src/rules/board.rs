@@ -148,6 +148,14 @@ pub trait Board: Copy + Eq + Hash + Debug + Send + Sync + 'static {
     }
     /// Whether the side to move must capture.
     fn has_capture(&self) -> bool;
+    /// The moves that offer the opponent a capture: the quiet moves of a man after which
+    /// the opponent must capture (exchanges and sacrifices, how every combination starts),
+    /// in `out`. Empty when the side to move must capture. The quiescence search asks for
+    /// them in quiet positions; a board type may compute them from its bitboards, this
+    /// definition ([`offers_by_definition`]) is the reference.
+    fn capture_offers(&self, out: &mut MoveList<Self::B>) {
+        offers_by_definition(self, out)
+    }
     /// The position after `mv` (which must be legal here).
     fn play(&self, mv: &Move<Self::B>) -> Self;
     /// The same pieces with the other side to move: a "null move", which no variant allows
@@ -224,4 +232,16 @@ pub trait Board: Copy + Eq + Hash + Debug + Send + Sync + 'static {
             black: self.black().squares().map(|b| (b, k.has(b))).collect(),
         }
     }
+}
+
+/// [`Board::capture_offers`] by its definition: every legal move is made and the
+/// opponent's captures looked for.
+pub fn offers_by_definition<P: Board>(pos: &P, out: &mut MoveList<P::B>) {
+    out.clear();
+    if pos.has_capture() {
+        return;
+    }
+    pos.generate(out);
+    let kings = pos.kings();
+    out.retain(|m| !kings.has(m.from as u32) && pos.play(m).has_capture());
 }

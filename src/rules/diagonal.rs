@@ -7,7 +7,7 @@
 use std::marker::PhantomData;
 
 use super::bits::Bits;
-use super::board::{Board, Move, MoveList, Setup, SetupError};
+use super::board::{Board, Move, MoveList, Setup, SetupError, offers_by_definition};
 use super::capture::{CaptureSink, Collect, Path};
 use super::geometry::reverse;
 use super::variant::{Color, Rules, Variant};
@@ -719,6 +719,61 @@ impl<R: Rules> Board for Position<R> {
     }
 
     #[inline(always)]
+    /// From the bitboards when the opponent has only men and no capture yet (the
+    /// quiescence search's case): a man's step from `f` to `t` then gives the opponent a
+    /// capture exactly when an opponent man next to `t` can jump it (landing beyond `t`
+    /// on an empty square, or on `f` itself), or when a piece of ours next to `f` can now
+    /// be jumped into `f`. Anywhere else, by the definition.
+    fn capture_offers(&self, out: &mut MoveList<R::B>) {
+        let (me, opp) = self.me_opp();
+        if (opp & self.kings).any() || self.has_capture() || self.pass().has_capture() {
+            return offers_by_definition(self, out);
+        }
+        out.clear();
+        let empty = Self::board_mask() & !(self.white | self.black);
+        let men = me & !self.kings;
+        let promo = Self::promo_row(self.side);
+        let victims = if R::MEN_CAPTURE_KINGS {
+            me
+        } else {
+            me & !self.kings
+        };
+        let their_dirs = Self::man_capture_dirs(self.side.opposite());
+        // Squares that would be captured into if empty: each holds a man whose leaving
+        // opens a capture.
+        let mut opening = R::B::ZERO;
+        for &e in their_dirs {
+            opening |= Self::step(Self::step(opp, e) & victims, e);
+        }
+        let opening = opening & men;
+        for m in Self::forward_dirs(self.side) {
+            let targets = Self::step(men, m) & empty;
+            let mut jumped = R::B::ZERO;
+            for &e in their_dirs {
+                // Landing beyond `t`: empty now, or the square the man comes from.
+                let landing_free = if e == reverse(m) {
+                    Self::board_mask()
+                } else {
+                    Self::step_back(empty, e)
+                };
+                jumped |= Self::step(opp, e) & landing_free;
+            }
+            if !R::MEN_CAPTURE_KINGS {
+                jumped &= !promo; // crowned on arrival: men cannot take it
+            }
+            let offers = targets & (jumped | Self::step(opening, m));
+            for to in offers.squares() {
+                let from = Self::step_back(R::B::bit(to), m).lsb();
+                out.push(Move {
+                    from: from as u8,
+                    to: to as u8,
+                    promote: promo.has(to),
+                    captured: R::B::ZERO,
+                });
+            }
+        }
+    }
+
     fn pass(&self) -> Self {
         Position {
             side: self.side.opposite(),

@@ -16,7 +16,7 @@ pub mod variant;
 pub mod zobrist;
 
 pub use bits::Bits;
-pub use board::{AnyMove, Board, Move, MoveList, Setup, SetupError};
+pub use board::{AnyMove, Board, Move, MoveList, Setup, SetupError, offers_by_definition};
 pub use diagonal::Position;
 pub use frisian::{FrisianBoard, FrisianPosition, FryskBoard};
 pub use game::{Counters, DrawReason, Game, PlayError};
