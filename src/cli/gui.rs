@@ -5,6 +5,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
 
 use anyhow::{Context, Result};
 
+use tammi::gui::engine::MAX_ENGINES;
 use tammi::gui::server;
 use tammi::gui::watch::{MAX_GAMES, MAX_WATCHES, Roster, TIME_CONTROLS};
 
@@ -17,12 +18,13 @@ Watch (a match between two engines, shown live with clocks):
   group words). Whoever can open the page can start those commands, with the arguments
   given here and no others: name only engines you trust, and keep --listen on loopback
   unless everyone who can reach it may run them.
-  A match is played by tammi's match runner ('tammi match'): game clocks of {TCS}
-  seconds (+increment per move), 1 to {GAMES} games, colours alternating, from the
-  start position (english: the three-move ballots). At most {WATCHES} match runs at a
-  time; its two engines count against the 4 engine processes the server allows. The
-  engines are killed when the match ends, when its page stops it, and when the page is
-  closed.";
+  A match is played by tammi's match runner ('tammi match') with a game clock, one of
+  {TCS}
+  (seconds per game + increment per move), 1 to {GAMES} games, colours alternating, from
+  the start position (english: the three-move ballots). At most {WATCHES} match runs at
+  a time; its two engines count against the {ENGINES} engine processes the server allows.
+  The engines are killed when the match ends, when its page stops it, and when the page
+  is closed.";
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = after_help())]
@@ -48,6 +50,7 @@ fn after_help() -> String {
         .replace("{TCS}", &TIME_CONTROLS.join(", "))
         .replace("{GAMES}", &MAX_GAMES.to_string())
         .replace("{WATCHES}", &MAX_WATCHES.to_string())
+        .replace("{ENGINES}", &MAX_ENGINES.to_string())
 }
 
 pub fn run(args: &GuiArgs) -> Result<i32> {
