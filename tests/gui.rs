@@ -16,8 +16,14 @@ struct Gui {
 
 impl Gui {
     fn start() -> Gui {
+        Gui::start_with(&[])
+    }
+
+    /// With more command-line arguments (`--engine NAME=COMMAND`).
+    fn start_with(extra: &[&str]) -> Gui {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
             .args(["gui", "--port", "0"])
+            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -361,4 +367,235 @@ fn tammi_replies_and_analysis_streams_and_stops_with_the_page() {
     eventually("the engine to end with its session", || gui.engines() == 0);
     let (status, _) = gui.request("GET", &format!("/api/state?s={s}"), "");
     assert_eq!(status, 404);
+}
+
+/// Open an event stream for session `s`; its lines, read with a generous timeout.
+fn event_stream(gui: &Gui, s: &str) -> BufReader<TcpStream> {
+    let mut stream = TcpStream::connect(&gui.addr).unwrap();
+    write!(
+        stream,
+        "GET /api/events?s={s} HTTP/1.1\r\nHost: {}\r\n\r\n",
+        gui.addr
+    )
+    .unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    BufReader::new(stream)
+}
+
+/// The next `data:` line of an event named `name`.
+fn next_event(reader: &mut BufReader<TcpStream>, name: &str) -> String {
+    let mut line = String::new();
+    let mut this = false;
+    loop {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "the stream ended");
+        if let Some(n) = line.strip_prefix("event: ") {
+            this = n.trim() == name;
+        } else if this && let Some(data) = line.strip_prefix("data: ") {
+            return data.trim().to_string();
+        }
+    }
+}
+
+#[test]
+fn watch_requests_are_checked_and_name_no_command() {
+    let tammi = env!("CARGO_BIN_EXE_tammi");
+    let gui = Gui::start_with(&["--engine", &format!("other={tammi} hub")]);
+    let (status, body) = gui.request("GET", "/api/watch/options", "");
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"engines\":[\"tammi\",\"other\"]"), "{body}");
+    assert!(
+        !body.contains(tammi),
+        "the page is told names, never commands: {body}"
+    );
+    let s = gui.session("international");
+    assert_eq!(
+        gui.request("GET", &format!("/api/watch?s={s}"), "").1,
+        "null"
+    );
+    let refused = [
+        // A command, a path, an unknown name: only roster names are engines.
+        ("e1=/bin/sh&e2=tammi", "no engine"),
+        ("e1=tammi&e2=sh%20-c%20id", "no engine"),
+        ("e1=tammi&e2=Tammi", "no engine"),
+        ("e1=tammi", "engine 2"),
+        ("e1=tammi&e2=tammi&tc=0.001", "tc must be one of"),
+        ("e1=tammi&e2=tammi&tc=99999", "tc must be one of"),
+        ("e1=tammi&e2=tammi&games=0", "games must be from 1"),
+        ("e1=tammi&e2=tammi&games=21", "games must be from 1"),
+        ("e1=tammi&e2=tammi&games=-1", "whole number"),
+        ("e1=tammi&e2=tammi&variant=chess", "chess"),
+        ("e1=tammi&e2=tammi&book1=yes", "book1 must be 0 or 1"),
+        // The book is tammi's option; another engine keeps its own settings.
+        ("e1=tammi&e2=other&book2=1", "the book option is tammi's"),
+        // No way to pass anything else to an engine.
+        ("e1=tammi&e2=tammi&command=id", "unknown parameter"),
+        ("e1=tammi&e2=tammi&param=threads", "unknown parameter"),
+    ];
+    for (query, why) in refused {
+        let (status, body) = gui.request("POST", &format!("/api/watch/start?s={s}&{query}"), "");
+        assert_eq!(status, 422, "{query}: {body}");
+        assert!(body.contains(why), "{query}: {body}");
+    }
+    assert_eq!(gui.engines(), 0, "a refused match started something");
+    let (status, body) = gui.request("POST", &format!("/api/watch/stop?s={s}"), "");
+    assert_eq!(status, 409, "{body}");
+    let (status, _) = gui.request("POST", "/api/watch/start?s=nope&e1=tammi&e2=tammi", "");
+    assert_eq!(status, 404);
+    // MultiPV: 1 to 5 lines.
+    for bad in ["0", "6", "x", "-1"] {
+        let (status, body) = gui.request("POST", &format!("/api/multipv?s={s}&lines={bad}"), "");
+        assert_eq!(status, 422, "lines={bad}: {body}");
+    }
+    let (status, body) = gui.request("POST", &format!("/api/multipv?s={s}&lines=3"), "");
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"multipv\":3"), "{body}");
+}
+
+#[test]
+fn engine_names_on_the_command_line_are_checked() {
+    for bad in [
+        "tammi=/bin/true",
+        "no command",
+        "bad name=/bin/true",
+        "x=",
+        "x='unclosed",
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tammi"))
+            .args(["gui", "--port", "0", "--engine", bad])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .output()
+            .expect("run tammi gui");
+        assert!(!out.status.success(), "--engine {bad:?} was accepted");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("--engine"),
+            "{bad:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_tammi"))
+        .args(["gui", "--help"])
+        .output()
+        .expect("run tammi gui --help");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("--engine <NAME=COMMAND>"), "{help}");
+    assert!(help.contains("by name only"), "{help}");
+}
+
+#[test]
+fn a_watched_match_streams_its_moves_and_clocks_and_ends_with_the_page() {
+    let tammi = env!("CARGO_BIN_EXE_tammi");
+    let gui = Gui::start_with(&["--engine", &format!("other={tammi} hub")]);
+    let s = gui.session("international");
+    let mut events = event_stream(&gui, &s);
+    let (status, body) = gui.request(
+        "POST",
+        &format!(
+            "/api/watch/start?s={s}&variant=english&e1=tammi&e2=other&book1=0&tc=30%2B0.3&games=2"
+        ),
+        "",
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"running\":true"), "{body}");
+    assert!(body.contains("\"names\":[\"tammi\",\"other\"]"), "{body}");
+    // One match at a time, from this page or another.
+    let (status, body) = gui.request(
+        "POST",
+        &format!("/api/watch/start?s={s}&e1=tammi&e2=tammi"),
+        "",
+    );
+    assert_eq!(status, 409, "{body}");
+    let t = gui.session("english");
+    let (status, body) = gui.request(
+        "POST",
+        &format!("/api/watch/start?s={t}&e1=tammi&e2=tammi"),
+        "",
+    );
+    assert_eq!(status, 409, "{body}");
+    assert!(body.contains("already running"), "{body}");
+    // The moves arrive on the stream with both clocks, the mover's going down.
+    let mut seen = Vec::new();
+    while seen.len() < 4 {
+        let data = next_event(&mut events, "watch");
+        let plies = data.matches("\"comments\":").count();
+        if plies > seen.len() {
+            assert!(data.contains("\"variant\":\"english\""), "{data}");
+            assert!(data.contains("\"clocks\":["), "{data}");
+            seen.push(data);
+        }
+    }
+    let clocks = |d: &str| -> (i64, i64) {
+        let at = d.find("\"clocks\":[").unwrap() + 10;
+        let (w, b) = d[at..].split(']').next().unwrap().split_once(',').unwrap();
+        (w.parse().unwrap(), b.parse().unwrap())
+    };
+    let first = clocks(&seen[0]);
+    let later = clocks(&seen[3]);
+    assert!(first.0 <= 30_300 && first.1 <= 30_300, "{first:?}");
+    assert_ne!(first, later, "the clocks did not move");
+    assert_eq!(gui.engines(), 2, "the match's two engines");
+    // The page goes: the match stops and its engines are killed.
+    drop(events);
+    eventually("the match's engines to end with the page", || {
+        gui.engines() == 0
+    });
+    eventually("the match to be over", || {
+        gui.request("GET", &format!("/api/watch?s={s}"), "")
+            .1
+            .contains("\"running\":false")
+    });
+    // The place is free again.
+    let mut events = event_stream(&gui, &t);
+    let (status, body) = gui.request(
+        "POST",
+        &format!("/api/watch/start?s={t}&e1=tammi&e2=tammi&tc=2%2B0.05&games=1"),
+        "",
+    );
+    assert_eq!(status, 200, "{body}");
+    let data = next_event(&mut events, "watch");
+    assert!(data.contains("\"running\":true"), "{data}");
+    let (status, body) = gui.request("POST", &format!("/api/watch/stop?s={t}"), "");
+    assert_eq!(status, 200, "{body}");
+    // Over only once the runner has reaped its engines.
+    eventually("the stopped match to be over", || {
+        gui.request("GET", &format!("/api/watch?s={t}"), "")
+            .1
+            .contains("\"running\":false")
+    });
+    assert_eq!(gui.engines(), 0, "a stopped match left engines behind");
+    let (_, state) = gui.request("GET", &format!("/api/watch?s={t}"), "");
+    assert!(
+        state.contains("the match was stopped") || state.contains("\"finished\":[{"),
+        "{state}"
+    );
+}
+
+#[test]
+fn analysis_shows_as_many_lines_as_asked() {
+    let gui = Gui::start();
+    let s = gui.session("international");
+    let mut events = event_stream(&gui, &s);
+    let (status, body) = gui.request("POST", &format!("/api/multipv?s={s}&lines=2"), "");
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = gui.request("POST", &format!("/api/analyse?s={s}&on=1"), "");
+    assert_eq!(status, 200, "{body}");
+    // Each depth reports the best line, then the second; they differ in their first move.
+    let mut firsts = [None, None];
+    while firsts.iter().any(Option::is_none) {
+        let data = next_event(&mut events, "info");
+        assert!(data.contains("\"lines\":2"), "{data}");
+        let line = number(&data, "line");
+        assert!(line == 1 || line == 2, "{data}");
+        let pv = data
+            .split("\"pv\":[\"")
+            .nth(1)
+            .and_then(|p| p.split('"').next());
+        firsts[(line - 1) as usize] = pv.map(str::to_string);
+    }
+    assert_ne!(firsts[0], firsts[1], "two lines with the same first move");
+    let (status, _) = gui.request("POST", &format!("/api/analyse?s={s}&on=0"), "");
+    assert_eq!(status, 200);
 }

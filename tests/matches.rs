@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::Duration;
 
 use tammi::matches::openings::{self, GenerateOptions};
 use tammi::matches::stats::{Pentanomial, Sprt, SprtVerdict, Wdl, elo_from_score, score_from_elo};
@@ -848,4 +849,231 @@ fn done_with_no_move_is_an_answer_that_gives_the_game_up() {
             "{games:?}"
         );
     }
+}
+
+// ---------------------------------------------------------------- the runner's events
+
+/// A match configured in code, as `tammi gui`'s Watch does: tammi against itself from
+/// the start position, no output, no PDN.
+fn observed_config(
+    variant: Variant,
+    games: usize,
+    tc: tammi::matches::TimeControl,
+    max_plies: usize,
+) -> (
+    tammi::matches::MatchConfig,
+    crossbeam_channel::Receiver<tammi::matches::MatchEvent>,
+) {
+    use tammi::matches::{EngineSpec, MatchConfig, Opening, ProgressStyle};
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let engine = |name: &str| EngineSpec {
+        name: Some(name.to_string()),
+        command: vec![tammi().to_string(), "hub".to_string()],
+        params: vec![("hash".to_string(), "8".to_string())],
+    };
+    let start = with_board!(variant, P => tammi::notation::write_fen(&P::start(), tammi::rules::Notation::Numeric));
+    let cfg = MatchConfig {
+        variant,
+        engines: [engine("first"), engine("second")],
+        games,
+        tc,
+        move_timeout: Duration::from_secs(60),
+        // A loaded machine must not turn these into time forfeits: they check events.
+        margin: Duration::from_secs(5),
+        concurrency: 1,
+        max_plies,
+        draw_rule: None,
+        win_rule: None,
+        openings: vec![Opening {
+            name: None,
+            start,
+            moves: Vec::new(),
+        }],
+        openings_label: "start".into(),
+        sprt: None,
+        pdn: None,
+        event: "test".into(),
+        site: "?".into(),
+        log: None,
+        progress: ProgressStyle::Quiet,
+        observer: Some(tx),
+        abort: None,
+    };
+    (cfg, rx)
+}
+
+#[test]
+fn the_runner_reports_each_start_move_and_end_in_order() {
+    use tammi::matches::{MatchEvent, TimeControl};
+    let tc = TimeControl {
+        depth: Some(2),
+        ..TimeControl::default()
+    };
+    let (cfg, rx) = observed_config(Variant::English, 2, tc, 30);
+    let outcome = tammi::matches::run(&cfg).expect("the match runs");
+    drop(cfg);
+    let events: Vec<MatchEvent> = rx.iter().collect();
+    assert_eq!(outcome.games.len(), 2);
+    let mut i = 0;
+    for g in &outcome.games {
+        // The start: which game, the variant, the position, who plays White and Black.
+        match &events[i] {
+            MatchEvent::GameStart {
+                game,
+                variant,
+                start,
+                opening,
+                names,
+                white,
+                clocks,
+            } => {
+                assert_eq!(*game, g.index);
+                assert_eq!(*variant, Variant::English);
+                assert_eq!(start, &g.opening.start);
+                assert!(opening.is_empty());
+                assert_eq!(*white, g.white);
+                let expected = if g.white == 0 {
+                    ["first", "second"]
+                } else {
+                    ["second", "first"]
+                };
+                assert_eq!(names, &expected.map(String::from));
+                assert_eq!(*clocks, None, "no game clock, no clocks");
+            }
+            other => panic!("expected the start of game {}, got {other:?}", g.index),
+        }
+        i += 1;
+        // Every move of the record, in order, by alternating sides, Black first.
+        for (k, played) in g.moves.iter().enumerate() {
+            match &events[i] {
+                MatchEvent::Move {
+                    game,
+                    ply,
+                    side,
+                    mv,
+                    clocks,
+                    ..
+                } => {
+                    assert_eq!((*game, *ply), (g.index, k + 1));
+                    assert_eq!(mv, played);
+                    let mover = if k % 2 == 0 {
+                        tammi::rules::Color::Black
+                    } else {
+                        tammi::rules::Color::White
+                    };
+                    assert_eq!(*side, mover, "ply {}", k + 1);
+                    assert_eq!(*clocks, None);
+                }
+                other => panic!("expected ply {} of game {}, got {other:?}", k + 1, g.index),
+            }
+            i += 1;
+        }
+        match &events[i] {
+            MatchEvent::GameEnd {
+                game,
+                winner,
+                white,
+                result,
+                termination,
+                ..
+            } => {
+                assert_eq!(*game, g.index);
+                assert_eq!(*winner, g.winner);
+                assert_eq!(*white, g.white);
+                assert_eq!(*result, g.result_text());
+                assert_eq!(termination, &g.ending.termination());
+            }
+            other => panic!("expected the end of game {}, got {other:?}", g.index),
+        }
+        i += 1;
+    }
+    assert_eq!(i, events.len(), "events after the last game's end");
+}
+
+#[test]
+fn with_a_game_clock_each_move_reports_both_clocks() {
+    use tammi::matches::{Clock, MatchEvent, TimeControl};
+    let tc = TimeControl {
+        clock: Some(Clock::parse("20+0.5").unwrap()),
+        depth: Some(2),
+        ..TimeControl::default()
+    };
+    let (cfg, rx) = observed_config(Variant::International, 1, tc, 6);
+    let outcome = tammi::matches::run(&cfg).expect("the match runs");
+    drop(cfg);
+    assert_eq!(outcome.games[0].moves.len(), 6, "drawn at 6 plies");
+    let mut last = [Duration::from_secs(20); 2];
+    let mut moves = 0;
+    for event in rx.iter() {
+        match event {
+            MatchEvent::GameStart { clocks, .. } => {
+                assert_eq!(clocks, Some(last), "the clocks start full");
+            }
+            MatchEvent::Move {
+                side,
+                elapsed,
+                clocks,
+                ..
+            } => {
+                let clocks = clocks.expect("a game clock is reported");
+                let (me, other) = if side == tammi::rules::Color::White {
+                    (0, 1)
+                } else {
+                    (1, 0)
+                };
+                // The mover's clock: the increment in, the thinking time out.
+                let expected = last[me] + Duration::from_millis(500) - elapsed;
+                assert_eq!(clocks[me], expected, "{side:?}'s clock");
+                assert_eq!(clocks[other], last[other], "the other clock stands");
+                last = clocks;
+                moves += 1;
+            }
+            MatchEvent::GameEnd { termination, .. } => {
+                assert_eq!(termination, "adjudication: maximum length");
+            }
+        }
+    }
+    assert_eq!(moves, 6);
+}
+
+#[test]
+fn an_aborted_match_stops_in_mid_search_and_counts_nothing() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use tammi::matches::{Clock, MatchEvent, TimeControl};
+    // Long thinking: without the abort, a move would take seconds.
+    let tc = TimeControl {
+        clock: Some(Clock::parse("600").unwrap()),
+        move_time: Some(Duration::from_secs(30)),
+        ..TimeControl::default()
+    };
+    let (mut cfg, rx) = observed_config(Variant::International, 4, tc, 400);
+    let abort = Arc::new(AtomicBool::new(false));
+    cfg.abort = Some(Arc::clone(&abort));
+    let started = std::time::Instant::now();
+    let outcome = std::thread::scope(|s| {
+        let runner = s.spawn(|| tammi::matches::run(&cfg));
+        // The first game has begun: abort during its first search.
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(MatchEvent::GameStart { game: 0, .. }) => {}
+            other => panic!("expected the first game's start, got {other:?}"),
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        abort.store(true, Ordering::Relaxed);
+        runner.join().expect("no panic")
+    })
+    .expect("an aborted match is no error");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the search was not cut short ({:?})",
+        started.elapsed()
+    );
+    assert!(outcome.games.is_empty(), "an unfinished game was counted");
+    assert_eq!(outcome.stopped.as_deref(), Some("aborted"));
+    drop(cfg);
+    assert!(
+        rx.try_iter()
+            .all(|e| !matches!(e, MatchEvent::GameEnd { .. })),
+        "an aborted game was reported as ended"
+    );
 }

@@ -1,7 +1,8 @@
 // The browser test of `tammi gui` (run by .ci/run): headless Chromium loads the page,
 // plays by clicking squares in three variants against tammi, watches the analysis
 // update, loads a PDN and steps through it, pastes a FEN, sees an illegal move refused,
-// and writes a screenshot of the board in every variant.
+// drags a piece, shows two MultiPV lines, watches a short tammi-vs-tammi match (moves
+// appear, the clocks run), and writes a screenshot of the board in every variant.
 //
 // node browser_test.mjs TAMMI_BINARY SCREENSHOT_DIR
 import { spawn } from 'node:child_process';
@@ -151,6 +152,77 @@ await check('analysis lines update while tammi thinks, with the best move drawn'
   const bar = await page.evaluate(() => document.querySelector('#evaltext').textContent);
   assert(/[+-]?\d+\.\d\d/.test(bar), 'no evaluation shown: ' + bar);
   await page.uncheck('#analyse');
+});
+
+await check('MultiPV: two analysis lines, each with its score and line', async () => {
+  await newGame('international');
+  await page.selectOption('#multipv', '2');
+  await waitFor(() => document.querySelector('#multipv').value === '2', null, 'the MultiPV choice');
+  await page.check('#analyse');
+  await waitFor(() => document.querySelectorAll('#pvlines .pvline').length === 2, null, 'two MultiPV lines');
+  const rows = await page.$$eval('#pvlines .pvline', (r) => r.map((e) => e.textContent));
+  for (const r of rows) assert(/^\d\. [+-]?\d+\.\d\d  d\d+  \S/.test(r), 'a line without score or moves: ' + r);
+  assert(rows[0].split('  ')[2].split(' ')[0] !== rows[1].split('  ')[2].split(' ')[0], 'both lines begin alike: ' + rows.join(' | '));
+  await page.locator('#panel').screenshot({ path: join(shots, 'multipv.png') });
+  await page.uncheck('#analyse');
+  await page.selectOption('#multipv', '1');
+});
+
+await check('a move by dragging a piece', async () => {
+  await newGame('international');
+  const s = await state();
+  await waitFor((g) => document.body.dataset.generation === String(g), s.generation, 'the page to show the state');
+  const box = async (sq) => {
+    const b = await page.locator(`#board rect[data-sq="${sq}"]`).boundingBox();
+    return [b.x + b.width / 2, b.y + b.height / 2];
+  };
+  const [x0, y0] = await box(32);
+  const [x1, y1] = await box(28);
+  await page.mouse.move(x0, y0);
+  await page.mouse.down();
+  await page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2, { steps: 4 });
+  await page.mouse.move(x1, y1, { steps: 4 });
+  await page.mouse.up();
+  await waitFor(() => document.querySelectorAll('#moves .ply').length === 1, null, 'the dragged move in the list');
+  const after = await state();
+  assert(after.plies.length === 1 && after.plies[0].text === '32-28', 'played: ' + JSON.stringify(after.plies));
+  // A drop where the piece cannot go is refused by the server, and nothing changes.
+  const [x2, y2] = await box(19);
+  const [x3, y3] = await box(27);
+  await page.mouse.move(x2, y2);
+  await page.mouse.down();
+  await page.mouse.move(x3, y3, { steps: 6 });
+  await page.mouse.up();
+  await waitFor(() => /illegal|not/.test(document.querySelector('#message').textContent), null, 'the refusal of a bad drop');
+  assert((await state()).plies.length === 1, 'a refused drop changed the game');
+});
+
+await check('watch a short tammi-vs-tammi match: moves appear and the clocks run', async () => {
+  await newGame('international');
+  await page.click('#modewatch');
+  await page.selectOption('#we1', 'tammi');
+  await page.selectOption('#we2', 'tammi');
+  await page.selectOption('#wtc', '2+0.05');
+  await page.fill('#wgames', '1');
+  await page.click('#wstart');
+  await waitFor(() => document.body.dataset.watch === 'running', null, 'the match to start');
+  await waitFor(() => Number(document.body.dataset.watchPlies) >= 2, null, 'the first moves', 60000);
+  const clocks = () => page.evaluate(() => ['white', 'black'].map((c) => Number(document.querySelector('#wclock-' + c).dataset.ms)));
+  const before = await clocks();
+  assert(before.every((ms) => ms > 0 && ms <= 2050), 'clocks at the start: ' + before);
+  await waitFor(() => Number(document.body.dataset.watchPlies) >= 6, null, 'six plies', 60000);
+  const after = await clocks();
+  assert(after[0] !== before[0] && after[1] !== before[1], `the clocks did not run: ${before} then ${after}`);
+  const shown = await page.locator('#moves .ply').count();
+  assert(shown >= 6, `${shown} moves in the list`);
+  assert((await page.locator('#board g.piece').count()) > 0, 'no pieces on the watched board');
+  assert(/tammi-1 .* tammi-2/.test(await page.textContent('#wscore')), 'no score line');
+  await page.screenshot({ path: join(shots, 'watch.png') });
+  // (A single game can be over already; then the match is too.)
+  if (await page.evaluate(() => document.body.dataset.watch === 'running')) await page.click('#wstop');
+  await waitFor(() => document.body.dataset.watch === 'over', null, 'the match to stop');
+  await page.click('#modeplay');
+  await waitFor(() => !document.body.classList.contains('watching'), null, 'the board view again');
 });
 
 const PDN = `[Event "gui test"]

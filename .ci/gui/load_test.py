@@ -4,7 +4,9 @@
 50 concurrent clients for a minute: sessions asking for analysis and moves, event
 streams opened and dropped, and malformed, oversized and hostile requests (bad request
 lines, a head over the limit, a body over the limit, bad percent-encoding, path
-traversal, unknown sessions, bad FENs, illegal moves). Fails unless the server keeps
+traversal, unknown sessions, bad FENs, illegal moves, matches to watch naming commands
+or values outside the server's lists, and now and then a real match started and
+stopped). Fails unless the server keeps
 answering, its memory stays bounded, it never runs more engines than its cap, nothing
 but the embedded assets is served, and no engine process is left once the pages are
 gone.
@@ -108,9 +110,11 @@ def worker(c, stop, failures, rng):
     while not stop.is_set():
         action = rng.choice(
             ["session", "analyse", "move", "stream", "state", "garbage", "bighead",
-             "bigbody", "traversal", "badquery", "badsession", "badfen", "illegal", "asset"])
+             "bigbody", "traversal", "badquery", "badsession", "badfen", "illegal", "asset",
+             "badwatch", "watch"])
         failures.count(action)
-        if action == "session" or (sid is None and action in ("analyse", "move", "stream", "state", "badfen", "illegal")):
+        if action == "session" or (sid is None and action in ("analyse", "move", "stream", "state", "badfen", "illegal",
+                                                              "badwatch", "watch")):
             st, body = c.request("POST", "/api/session?variant=" + rng.choice(["international", "english", "turkish", "russian"]))
             if st == 200:
                 sid = json.loads(body)["id"]
@@ -167,7 +171,8 @@ def worker(c, stop, failures, rng):
             if st == 200 or b"root:" in body:
                 failures.fail(f"{path} answered {st}")
         elif action == "badquery":
-            st, _ = c.request("POST", rng.choice(["/api/move?s=%zz", "/api/goto?s=x&ply=-1", "/api/opponent?s=1&side=purple"]))
+            st, _ = c.request("POST", rng.choice(["/api/move?s=%zz", "/api/goto?s=x&ply=-1", "/api/opponent?s=1&side=purple",
+                                                  f"/api/multipv?s={sid}&lines=9", f"/api/multipv?s={sid}&lines=x"]))
             if st not in (400, 404, 422):
                 failures.fail(f"bad query answered {st}")
         elif action == "badsession":
@@ -182,6 +187,30 @@ def worker(c, stop, failures, rng):
             st, _ = c.request("POST", f"/api/move?s={sid}&move=" + urllib.parse.quote(rng.choice(["1-2", "99x1", "", "x" * 300, "\u0000"])))
             if st not in (422, 404):
                 failures.fail(f"illegal move answered {st}")
+        elif action == "badwatch":
+            # The page names engines from the server's list only: commands, paths, odd
+            # values and extra parameters are refused and start nothing.
+            q = rng.choice([
+                "e1=/bin/sh&e2=tammi", "e1=tammi&e2=" + urllib.parse.quote("sh -c 'touch /tmp/pwned'"),
+                "e1=tammi&e2=tammi&tc=0", "e1=tammi&e2=tammi&tc=1e9", "e1=tammi&e2=tammi&games=100000",
+                "e1=tammi&e2=tammi&games=%zz", "e1=tammi&e2=tammi&variant=chess", "e1=tammi&e2=tammi&book1=2",
+                "e1=tammi&e2=tammi&command=id", "e1=" + "x" * 3000 + "&e2=tammi", "e1=tammi&e2=..%2F..%2Fbin%2Fsh",
+            ])
+            st, body = c.request("POST", f"/api/watch/start?s={sid}&{q}")
+            if st not in (400, 404, 422, 431):
+                failures.fail(f"bad watch {q[:60]!r} answered {st} {body[:100]!r}")
+        elif action == "watch":
+            # A real match (tammi against itself), stopped at once or left to the reaper.
+            st, body = c.request("POST", f"/api/watch/start?s={sid}&e1=tammi&e2=tammi&tc=2%2B0.05&games=1")
+            if st not in (200, 404, 409):
+                failures.fail(f"watch answered {st} {body[:100]!r}")
+            if st == 200 and rng.random() < 0.5:
+                st, body = c.request("POST", f"/api/watch/stop?s={sid}")
+                if st not in (200, 404, 409):
+                    failures.fail(f"watch stop answered {st} {body[:100]!r}")
+            st, _ = c.request("GET", f"/api/watch?s={sid}")
+            if st not in (200, 404):
+                failures.fail(f"watch state answered {st}")
         elif action == "asset":
             st, _ = c.request("GET", rng.choice(["/", "/app.js", "/style.css"]))
             if st not in (200, 503):

@@ -5,9 +5,29 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
 
 use anyhow::{Context, Result};
 
+use tammi::gui::engine::MAX_ENGINES;
 use tammi::gui::server;
+use tammi::gui::watch::{MAX_GAMES, MAX_WATCHES, Roster, TIME_CONTROLS};
+
+const AFTER_HELP: &str = "\
+Watch (a match between two engines, shown live with clocks):
+  The page chooses each engine by name only, never by command. 'tammi' is always there:
+  this program itself ('tammi hub'), with the opening book on or off. Other Hub engines
+  are available only when named here: --engine scan=\"/opt/scan/scan hub\" (repeatable;
+  NAME is 1-32 letters, digits, '.', '_' or '-'; COMMAND is split at blanks, quotes
+  group words). Whoever can open the page can start those commands, with the arguments
+  given here and no others: name only engines you trust, and keep --listen on loopback
+  unless everyone who can reach it may run them.
+  A match is played by tammi's match runner ('tammi match') with a game clock, one of
+  {TCS}
+  (seconds per game + increment per move), 1 to {GAMES} games, colours alternating, from
+  the start position (english: the three-move ballots). At most {WATCHES} match runs at
+  a time; its two engines count against the {ENGINES} engine processes the server allows.
+  The engines are killed when the match ends, when its page stops it, and when the page
+  is closed.";
 
 #[derive(clap::Args, Debug)]
+#[command(after_help = after_help())]
 pub struct GuiArgs {
     /// Port to listen on (0: any free port; the address is printed either way).
     #[arg(long, default_value_t = 8642)]
@@ -19,9 +39,27 @@ pub struct GuiArgs {
     /// Open the page in the desktop's browser.
     #[arg(long)]
     pub open: bool,
+    /// A Hub engine the page may choose for a match, as NAME=COMMAND (repeatable; see
+    /// below).
+    #[arg(long = "engine", value_name = "NAME=COMMAND")]
+    pub engines: Vec<String>,
+}
+
+fn after_help() -> String {
+    AFTER_HELP
+        .replace("{TCS}", &TIME_CONTROLS.join(", "))
+        .replace("{GAMES}", &MAX_GAMES.to_string())
+        .replace("{WATCHES}", &MAX_WATCHES.to_string())
+        .replace("{ENGINES}", &MAX_ENGINES.to_string())
 }
 
 pub fn run(args: &GuiArgs) -> Result<i32> {
+    let mut roster = Roster::default();
+    for e in &args.engines {
+        roster
+            .add(e)
+            .map_err(|why| anyhow::anyhow!("--engine {why}"))?;
+    }
     let addr = SocketAddr::new(args.listen, args.port);
     let listener = TcpListener::bind(addr).with_context(|| format!("cannot listen on {addr}"))?;
     let bound = listener.local_addr()?;
@@ -40,7 +78,7 @@ pub fn run(args: &GuiArgs) -> Result<i32> {
     if args.open {
         open_browser(&url);
     }
-    server::serve(listener).context("the server stopped")?;
+    server::serve(listener, roster).context("the server stopped")?;
     Ok(0)
 }
 

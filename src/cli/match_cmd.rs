@@ -401,6 +401,8 @@ pub fn run_match(a: &MatchArgs) -> Result<i32> {
         } else {
             ProgressStyle::detect()
         },
+        observer: None,
+        abort: None,
     };
     let outcome = run(&cfg)?;
     let text = report(&cfg, &outcome);

@@ -25,6 +25,31 @@ pub fn running() -> usize {
     RUNNING.load(Ordering::SeqCst)
 }
 
+/// Engine places taken from the same cap as [`Engine`]s, for processes started by
+/// someone else (a watched match's two engines); given back when dropped.
+pub struct Slots(usize);
+
+/// Take `n` engine places, or say why not.
+pub fn reserve(n: usize) -> Result<Slots, String> {
+    RUNNING
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |m| {
+            (m + n <= MAX_ENGINES).then_some(m + n)
+        })
+        .map(|_| Slots(n))
+        .map_err(|_| {
+            format!(
+                "a match needs {n} of the {MAX_ENGINES} engines, and other pages are using them; \
+                 close one or try again later"
+            )
+        })
+}
+
+impl Drop for Slots {
+    fn drop(&mut self) {
+        RUNNING.fetch_sub(self.0, Ordering::SeqCst);
+    }
+}
+
 /// A running `tammi hub`. Dropping it kills and reaps the process.
 pub struct Engine {
     child: Child,
@@ -32,6 +57,8 @@ pub struct Engine {
     /// blocks on the pipe while holding its session's lock.
     lines: Option<Sender<String>>,
     pub variant: Variant,
+    /// The Hub's `multipv` as last set.
+    multipv: usize,
 }
 
 impl Engine {
@@ -98,6 +125,7 @@ impl Engine {
             child,
             lines: Some(tx),
             variant,
+            multipv: 1,
         };
         if let Err(e) = started {
             return Err(format!("cannot start the engine: {e}"));
@@ -133,6 +161,17 @@ impl Engine {
                 variant.hub_name()
             ))?;
             self.variant = variant;
+        }
+        Ok(())
+    }
+}
+
+impl Engine {
+    /// The number of lines the next analysis reports.
+    pub fn set_multipv(&mut self, lines: usize) -> Result<(), String> {
+        if lines != self.multipv {
+            self.send(&format!("set-param name=multipv value={lines}"))?;
+            self.multipv = lines;
         }
         Ok(())
     }

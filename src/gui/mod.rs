@@ -9,6 +9,7 @@
 //! - [`session`]: one page's game, engine and streams.
 //! - [`record`]: the game record against the rules (every move checked here).
 //! - [`engine`]: the Hub child process.
+//! - [`watch`]: a match between two engines, shown live; the engines a page may choose.
 
 pub mod engine;
 pub mod http;
@@ -16,6 +17,7 @@ pub mod json;
 pub mod record;
 pub mod server;
 pub mod session;
+pub mod watch;
 
 /// The page, compiled in.
 pub mod assets {

@@ -16,7 +16,8 @@ use crossbeam_channel::{RecvTimeoutError, bounded};
 
 use super::http::{self, Request};
 use super::json;
-use super::session::{Level, Session};
+use super::session::{Level, MAX_MULTIPV, Session};
+use super::watch::{self, Roster};
 use super::{assets, engine};
 use crate::rules::{ALL_VARIANTS, Color, Variant};
 
@@ -40,10 +41,13 @@ struct Server {
     streams: AtomicUsize,
     /// The Host values a request may carry (`None`: any, when listening beyond loopback).
     hosts: Option<Vec<String>>,
+    /// The engines a page may choose for a match, by name.
+    roster: Roster,
 }
 
-/// Serve on `listener` until the process ends.
-pub fn serve(listener: TcpListener) -> std::io::Result<()> {
+/// Serve on `listener` until the process ends; `roster` holds the engines a page may
+/// have play a match (tammi and those named on the command line).
+pub fn serve(listener: TcpListener, roster: Roster) -> std::io::Result<()> {
     let addr = listener.local_addr()?;
     let hosts = addr.ip().is_loopback().then(|| {
         let port = addr.port();
@@ -58,6 +62,7 @@ pub fn serve(listener: TcpListener) -> std::io::Result<()> {
         sessions: Mutex::new(HashMap::new()),
         streams: AtomicUsize::new(0),
         hosts,
+        roster,
     });
     let (tx, rx) = bounded::<TcpStream>(QUEUE);
     for i in 0..WORKERS {
@@ -184,6 +189,7 @@ impl Server {
             ("GET", "/app.js") => (200, "text/javascript; charset=utf-8", assets::APP_JS.into()),
             ("GET", "/style.css") => (200, "text/css; charset=utf-8", assets::STYLE_CSS.into()),
             ("GET", "/api/variants") => ok_json(variants_json()),
+            ("GET", "/api/watch/options") => ok_json(self.roster.options_json()),
             ("POST", "/api/session") => self.create_session(req),
             (method, path) if path.starts_with("/api/") => {
                 let writes = method == "POST";
@@ -277,6 +283,25 @@ impl Server {
                 outcome(opponent_params(req).and_then(|(side, level)| s.set_opponent(side, level)))
             }
             (true, "/api/go") => outcome(s.move_now()),
+            (true, "/api/multipv") => outcome(
+                req.param("lines")
+                    .ok_or_else(|| "how many lines? (lines=1 to 5)".to_string())
+                    .and_then(|n| number(n, 1, MAX_MULTIPV as u64, "lines"))
+                    .and_then(|n| s.set_multipv(n as usize)),
+            ),
+            (false, "/api/watch") => ok_json(s.watch_json()),
+            (true, "/api/watch/start") => match watch::setup(&self.roster, req) {
+                // Busy (a match running, no engine places): a conflict, not a bad request.
+                Ok(setup) => match s.start_watch(setup) {
+                    Ok(state) => ok_json(state),
+                    Err(e) => err(409, &e),
+                },
+                Err(e) => err(422, &e),
+            },
+            (true, "/api/watch/stop") => match s.stop_watch() {
+                Ok(state) => ok_json(state),
+                Err(e) => err(409, &e),
+            },
             (true, "/api/analyse") => outcome(match req.param("on") {
                 Some("1") | Some("true") => s.set_analysis(true),
                 Some("0") | Some("false") => s.set_analysis(false),

@@ -10,20 +10,25 @@
 //! never played.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Instant;
 
 use crossbeam_channel::{Receiver, Sender, bounded};
 
-use super::engine::Engine;
+use super::engine::{self, Engine};
 use super::json;
 use super::record;
+use super::watch::{self, Setup, View};
 use crate::hub::message::Reply;
+use crate::matches::MatchEvent;
 use crate::pdn;
 use crate::rules::{Color, Variant};
 
 /// Events a stream may have queued before it counts as stalled and is dropped.
 const STREAM_BACKLOG: usize = 256;
+/// Analysis lines a page may ask for at once (the Hub's `multipv`).
+pub const MAX_MULTIPV: usize = 5;
 
 /// How tammi's moves are limited.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,6 +64,11 @@ struct Search {
     generation: u64,
     record: pdn::Game,
     cursor: usize,
+    /// Lines asked for, and which one the next `info` is: the Hub reports the lines
+    /// of an iteration one after another, best first, all at the same depth.
+    multipv: usize,
+    line_depth: u32,
+    line: usize,
 }
 
 struct Inner {
@@ -76,6 +86,11 @@ struct Inner {
     last_seen: Instant,
     /// The last engine message worth showing (an error it reported).
     notice: Option<String>,
+    /// Analysis lines wanted (1 to [`MAX_MULTIPV`]).
+    multipv: usize,
+    /// The match being watched (dropping it stops the match) and what is shown of it.
+    watch: Option<watch::Running>,
+    watch_view: Option<View>,
 }
 
 pub struct Session {
@@ -102,6 +117,9 @@ impl Session {
                 next_stream: 0,
                 last_seen: Instant::now(),
                 notice: None,
+                multipv: 1,
+                watch: None,
+                watch_view: None,
             }),
         })
     }
@@ -141,7 +159,7 @@ impl Session {
             .any(|s| s.kind == Kind::Play && s.generation == inner.generation);
         format!(
             "{{\"id\":{},\"generation\":{},{view},\"engine\":{{\"side\":{},\"level\":{},\
-             \"analysing\":{},\"thinking\":{},\"notice\":{}}}}}",
+             \"analysing\":{},\"multipv\":{},\"thinking\":{},\"notice\":{}}}}}",
             json::string(&self.id),
             inner.generation,
             inner
@@ -149,6 +167,7 @@ impl Session {
                 .map_or("null".into(), |c| json::string(c.name())),
             inner.level.json(),
             inner.analysing,
+            inner.multipv,
             thinking,
             inner.notice.as_deref().map_or("null".into(), json::string),
         )
@@ -160,6 +179,9 @@ impl Session {
         let mut inner = self.lock();
         let (tx, rx) = bounded(STREAM_BACKLOG);
         let _ = tx.try_send(event("state", &self.state_of(&inner)));
+        if let Some(view) = &inner.watch_view {
+            let _ = tx.try_send(event("watch", &view.json()));
+        }
         let id = inner.next_stream;
         inner.next_stream += 1;
         inner.streams.push((id, tx));
@@ -176,6 +198,10 @@ impl Session {
         if inner.streams.is_empty() {
             inner.analysing = false;
             inner.opponent = None;
+            // Nobody is watching the match any more: it ends, its engines with it.
+            if let Some(w) = &inner.watch {
+                w.abort.store(true, Ordering::Relaxed);
+            }
             if !inner.searches.is_empty()
                 && let Some(engine) = inner.engine.as_mut()
             {
@@ -292,6 +318,98 @@ impl Session {
         Ok(self.changed(&mut inner))
     }
 
+    /// How many analysis lines to show (1 to [`MAX_MULTIPV`]).
+    pub fn set_multipv(&self, lines: usize) -> Result<String, String> {
+        if !(1..=MAX_MULTIPV).contains(&lines) {
+            return Err(format!(
+                "lines must be from 1 to {MAX_MULTIPV}, got {lines}"
+            ));
+        }
+        let mut inner = self.lock();
+        inner.multipv = lines;
+        Ok(self.changed(&mut inner))
+    }
+
+    /// Start watching a match between the engines of `setup` (checked already against
+    /// the roster). Refused while this page watches one, while [`watch::MAX_WATCHES`]
+    /// run, or when the engine cap has no two places left.
+    pub fn start_watch(&self, setup: Setup) -> Result<String, String> {
+        let mut inner = self.lock();
+        if inner.watch.is_some() {
+            return Err("a match is already running on this page; stop it first".into());
+        }
+        let place = watch::Place::take()?;
+        let slots = engine::reserve(2)?;
+        let abort = Arc::new(AtomicBool::new(false));
+        let cfg = watch::config(&setup, Arc::clone(&abort));
+        let me = self.me.clone();
+        std::thread::Builder::new()
+            .name("gui-watch".into())
+            .spawn(move || {
+                let why = watch::run(cfg, |event| {
+                    if let Some(session) = me.upgrade() {
+                        session.on_watch(event);
+                    }
+                });
+                // The runner has reaped its engines: their places are free again before
+                // the page hears that the match is over (and may start another).
+                drop(slots);
+                drop(place);
+                if let Some(session) = me.upgrade() {
+                    session.watch_ended(why);
+                }
+            })
+            .map_err(|e| format!("cannot start the match: {e}"))?;
+        inner.watch = Some(watch::Running { abort });
+        inner.watch_view = Some(View::new(&setup));
+        inner.last_seen = Instant::now();
+        Ok(self.watch_changed(&mut inner))
+    }
+
+    /// Stop the match this page watches (its engines are killed at once).
+    pub fn stop_watch(&self) -> Result<String, String> {
+        let inner = self.lock();
+        let Some(w) = &inner.watch else {
+            return Err("no match is running on this page".into());
+        };
+        w.abort.store(true, Ordering::Relaxed);
+        Ok(watch_json(&inner))
+    }
+
+    /// What the page is shown of its match (`null`: it started none).
+    pub fn watch_json(&self) -> String {
+        watch_json(&self.lock())
+    }
+
+    fn on_watch(&self, event: MatchEvent) {
+        let mut inner = self.lock();
+        if let Some(view) = inner.watch_view.as_mut() {
+            view.apply(event);
+        }
+        self.watch_changed(&mut inner);
+    }
+
+    fn watch_ended(&self, why: Option<String>) {
+        let mut inner = self.lock();
+        inner.watch = None;
+        if let Some(view) = inner.watch_view.as_mut() {
+            view.end(why.map(|w| {
+                if w == "aborted" {
+                    "the match was stopped".to_string()
+                } else {
+                    w
+                }
+            }));
+        }
+        self.watch_changed(&mut inner);
+    }
+
+    fn watch_changed(&self, inner: &mut Inner) -> String {
+        let text = watch_json(inner);
+        broadcast(inner, &event("watch", &text));
+        text
+    }
+
     pub fn pdn_text(&self) -> Result<String, String> {
         record::save_pdn(&self.lock().record)
     }
@@ -352,6 +470,9 @@ impl Session {
         let pos = record::hub_position(&inner.record, inner.cursor)?;
         let level = inner.level.hub();
         let engine = inner.engine.as_mut().expect("started above");
+        // A move is searched for one line (more would only slow it down).
+        let multipv = if kind == Kind::Play { 1 } else { inner.multipv };
+        engine.set_multipv(multipv)?;
         engine.send(&pos)?;
         match kind {
             Kind::Play => {
@@ -365,6 +486,9 @@ impl Session {
             generation: inner.generation,
             record: inner.record.clone(),
             cursor: inner.cursor,
+            multipv,
+            line_depth: 0,
+            line: 0,
         };
         inner.searches.push_back(search);
         Ok(())
@@ -377,25 +501,37 @@ impl Session {
             // A line without a depth is no search progress (the Hub's `info message=`
             // has words for a person only): nothing to draw.
             Reply::Info(info) if info.depth.is_some() => {
-                let Some(search) = inner.searches.front() else {
+                let generation = inner.generation;
+                let Some(search) = inner.searches.front_mut() else {
                     return;
                 };
-                if search.generation != inner.generation {
+                if search.generation != generation {
                     return;
                 }
+                let depth = info.depth.unwrap_or(0);
+                if depth == search.line_depth && search.line + 1 < search.multipv {
+                    search.line += 1;
+                } else {
+                    search.line_depth = depth;
+                    search.line = 0;
+                }
+                let search = &*search;
                 let pv = info.pv.unwrap_or_default();
                 let (moves, arrow) = record::pv(&search.record, search.cursor, &pv);
                 let side =
                     record::status(&search.record, search.cursor).map_or(Color::White, |s| s.0);
                 let data = format!(
-                    "{{\"generation\":{},\"kind\":{},\"side\":{},\"depth\":{},\"seldepth\":{},\
-                     \"score\":{},\"nodes\":{},\"nps\":{},\"time\":{},\"pv\":{},\"arrow\":{}}}",
+                    "{{\"generation\":{},\"kind\":{},\"line\":{},\"lines\":{},\"side\":{},\
+                     \"depth\":{},\"seldepth\":{},\"score\":{},\"nodes\":{},\"nps\":{},\"time\":{},\
+                     \"pv\":{},\"arrow\":{}}}",
                     search.generation,
                     json::string(if search.kind == Kind::Play {
                         "play"
                     } else {
                         "analyse"
                     }),
+                    search.line + 1,
+                    search.multipv,
                     json::string(side.name()),
                     info.depth.unwrap_or(0),
                     info.seldepth.unwrap_or(0),
@@ -440,6 +576,13 @@ impl Session {
             _ => {}
         }
     }
+}
+
+fn watch_json(inner: &Inner) -> String {
+    inner
+        .watch_view
+        .as_ref()
+        .map_or("null".to_string(), View::json)
 }
 
 /// One Server-Sent Event.

@@ -10,6 +10,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command as Process, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -138,7 +139,13 @@ pub enum SearchEnd {
     Unresponsive,
     /// The engine exited (or closed its output) during the search.
     Crashed(String),
+    /// The flag given to [`HubEngine::abort_on`] was set: the engine was killed.
+    Aborted,
 }
+
+/// How often a search looks at its abort flag: the longest a watcher that went away
+/// keeps an engine thinking.
+const ABORT_POLL: Duration = Duration::from_millis(25);
 
 /// A running engine.
 pub struct HubEngine {
@@ -157,6 +164,8 @@ pub struct HubEngine {
     log: Option<Log>,
     /// `error` lines received since the last call to [`HubEngine::take_errors`].
     errors: Vec<String>,
+    /// Set from outside to cut a search short ([`SearchEnd::Aborted`]).
+    abort: Option<Arc<AtomicBool>>,
 }
 
 impl HubEngine {
@@ -221,6 +230,7 @@ impl HubEngine {
             dead: false,
             log,
             errors: Vec::new(),
+            abort: None,
         };
         match engine.handshake() {
             Ok(()) => Ok(engine),
@@ -347,6 +357,12 @@ impl HubEngine {
             })
     }
 
+    /// From now on a search ends as soon as `flag` is set (checked every
+    /// [`ABORT_POLL`]); `None`: searches run to their end or deadline.
+    pub fn abort_on(&mut self, flag: Option<Arc<AtomicBool>>) {
+        self.abort = flag;
+    }
+
     /// Whether the engine crashed or was killed: it must be started again before use.
     pub fn is_dead(&self) -> bool {
         self.dead
@@ -434,7 +450,20 @@ impl HubEngine {
             } else {
                 start + deadline
             };
-            match self.events.recv_deadline(limit) {
+            // With an abort flag, wake up now and then to look at it.
+            let wake = match &self.abort {
+                Some(_) => limit.min(Instant::now() + ABORT_POLL),
+                None => limit,
+            };
+            if self
+                .abort
+                .as_ref()
+                .is_some_and(|a| a.load(Ordering::Relaxed))
+            {
+                self.kill();
+                return SearchEnd::Aborted;
+            }
+            match self.events.recv_deadline(wake) {
                 Ok(Event::Line(text, at)) => {
                     self.log_in(&text);
                     // (`done move=`, no move: the engine's game is over, decodes as a
@@ -461,6 +490,7 @@ impl HubEngine {
                     self.kill();
                     return SearchEnd::Crashed(status);
                 }
+                Err(RecvTimeoutError::Timeout) if Instant::now() < limit => {}
                 Err(RecvTimeoutError::Timeout) => {
                     if stop_sent || self.send(&Command::Stop).is_err() {
                         self.kill();

@@ -19,7 +19,7 @@ pub mod stats;
 pub use engine::{EngineSpec, HubEngine, SearchEnd, split_command};
 pub use openings::Opening;
 pub use runner::{
-    Clock, Ending, Fault, GameRecord, MatchConfig, MatchOutcome, ProgressStyle, ScoreRule,
-    TimeControl, report, run,
+    Clock, Ending, Fault, GameRecord, MatchConfig, MatchEvent, MatchOutcome, ProgressStyle,
+    ScoreRule, TimeControl, report, run,
 };
 pub use stats::{Pentanomial, Sprt, SprtVerdict, Wdl};

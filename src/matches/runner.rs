@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -24,9 +25,9 @@ use crossbeam_channel::{Sender, unbounded};
 use super::engine::{EngineSpec, HubEngine, Log, SearchEnd};
 use super::openings::Opening;
 use super::stats::{Pentanomial, Sprt, SprtVerdict, Wdl};
-use crate::notation::{format_hub_move, parse_move, parse_position, write_hub_position};
+use crate::notation::{format_hub_move, parse_move, parse_position, write_fen, write_hub_position};
 use crate::pdn::{self, Game, Line, PdnMove, Pos, Tag, WriteOptions};
-use crate::rules::{Board, Color, DrawReason, Move, Outcome, Variant};
+use crate::rules::{Board, Color, DrawReason, Move, Notation, Outcome, Variant};
 use crate::with_board;
 
 /// The fixed part of the time-forfeit margin (`--time-margin`): pipes, process
@@ -198,6 +199,74 @@ pub struct MatchConfig {
     pub site: String,
     pub log: Option<Log>,
     pub progress: ProgressStyle,
+    /// Where to report each game's start, each move and each game's end as they happen
+    /// (`tammi gui`'s Watch view); `None` for `tammi match`, whose output is the same
+    /// either way. Sending is a channel push per move, nothing on an engine's clock.
+    pub observer: Option<Sender<MatchEvent>>,
+    /// Set from outside to end the match at once: the search under way is cut short,
+    /// the unfinished game is dropped (neither counted nor written) and the engines are
+    /// killed. For a watcher that went away; `tammi match` has none.
+    pub abort: Option<Arc<AtomicBool>>,
+}
+
+/// What [`MatchConfig::observer`] is told, in the order it happens in each game. With
+/// `concurrency` above 1 the events of different games interleave (each names its
+/// game). Engines are 0 (engine 1) and 1 (engine 2); moves are in the Hub form; clocks
+/// are `[White's, Black's]` time left, present only with a game clock (`--tc`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum MatchEvent {
+    GameStart {
+        /// Game number from 0.
+        game: usize,
+        variant: Variant,
+        /// The opening's start position as a FEN.
+        start: String,
+        /// The opening's moves, played from `start` before the engines take over.
+        opening: Vec<String>,
+        /// The names of White's and Black's engines (as in the report and PDN).
+        names: [String; 2],
+        /// Which engine has White.
+        white: usize,
+        clocks: Option<[Duration; 2]>,
+    },
+    Move {
+        game: usize,
+        /// The ply this move makes, from 1, the opening's moves included.
+        ply: usize,
+        side: Color,
+        mv: String,
+        /// Thinking time, from `go` to the arrival of `done`.
+        elapsed: Duration,
+        /// The engine's last score, in men from the mover's view.
+        score: Option<f64>,
+        /// After this move (the increment was added before it).
+        clocks: Option<[Duration; 2]>,
+    },
+    GameEnd {
+        game: usize,
+        /// `None`: a draw.
+        winner: Option<Color>,
+        /// Which engine had White.
+        white: usize,
+        /// `1-0`, `0-1` or `1/2-1/2`.
+        result: &'static str,
+        /// As the PDN Termination tag says it.
+        termination: String,
+        detail: Option<String>,
+    },
+}
+
+fn notify(cfg: &MatchConfig, event: impl FnOnce() -> MatchEvent) {
+    if let Some(tx) = &cfg.observer {
+        // An observer that went away changes nothing for the match.
+        let _ = tx.send(event());
+    }
+}
+
+fn aborted(cfg: &MatchConfig) -> bool {
+    cfg.abort
+        .as_ref()
+        .is_some_and(|a| a.load(Ordering::Relaxed))
 }
 
 /// Why an engine lost a game outside the rules of draughts.
@@ -438,6 +507,8 @@ fn run_with<P: Board>(cfg: &MatchConfig) -> Result<MatchOutcome> {
                 cfg.log.clone(),
             )
             .with_context(|| format!("engine {}", e + 1))?;
+            let mut engine = engine;
+            engine.abort_on(cfg.abort.clone());
             pair.push(engine);
         }
         let second = pair.pop().expect("two engines");
@@ -526,6 +597,9 @@ fn run_with<P: Board>(cfg: &MatchConfig) -> Result<MatchOutcome> {
         }
         Ok(())
     })?;
+    if aborted(cfg) && tally.games() < cfg.games as u32 {
+        stopped.get_or_insert_with(|| "aborted".to_string());
+    }
     if let Some(e) = pdn_error {
         progress.finish();
         return Err(e);
@@ -583,7 +657,7 @@ fn worker<P: Board>(
     tx: Sender<Message>,
 ) {
     loop {
-        if stop.load(Ordering::Relaxed) {
+        if stop.load(Ordering::Relaxed) || aborted(cfg) {
             return;
         }
         let index = next.fetch_add(1, Ordering::Relaxed);
@@ -598,7 +672,8 @@ fn worker<P: Board>(
                 }
                 let label = format!("w{}.e{}", w + 1, e + 1);
                 match HubEngine::start(&engine.spec, cfg.variant, &label, cfg.log.clone()) {
-                    Ok(fresh) => {
+                    Ok(mut fresh) => {
+                        fresh.abort_on(cfg.abort.clone());
                         *engine = fresh;
                         let _ = tx.send(Message::Restart(e));
                     }
@@ -615,7 +690,21 @@ fn worker<P: Board>(
         let pair = index / 2;
         let opening = &cfg.openings[pair % cfg.openings.len()];
         let white = index % 2;
-        let record = play_game::<P>(cfg, &mut engines, index, white, opening);
+        let Some(record) = play_game::<P>(cfg, &mut engines, index, white, opening) else {
+            // Aborted: nobody waits for this game; the engines go now, not after `quit`.
+            for engine in &mut engines {
+                engine.kill();
+            }
+            return;
+        };
+        notify(cfg, || MatchEvent::GameEnd {
+            game: index,
+            winner: record.winner,
+            white: record.white,
+            result: record.result_text(),
+            termination: record.ending.termination(),
+            detail: record.detail.clone(),
+        });
         if tx.send(Message::Game(Box::new(record))).is_err() {
             return;
         }
@@ -726,14 +815,14 @@ fn fault_ending(
     )
 }
 
-/// Play one game to its end.
+/// Play one game to its end (`None`: the match was aborted meanwhile).
 fn play_game<P: Board>(
     cfg: &MatchConfig,
     engines: &mut [HubEngine; 2],
     index: usize,
     white: usize,
     opening: &Opening,
-) -> GameRecord {
+) -> Option<GameRecord> {
     let start: P = parse_position(&opening.start).expect("openings are checked when loaded");
     let start_hub = write_hub_position(&start);
     let mut g = GameState {
@@ -747,6 +836,27 @@ fn play_game<P: Board>(
     }
     let engine_of = |c: Color| if c == Color::White { white } else { 1 - white };
     let mut clocks = [ClockState::new(&cfg.tc), ClockState::new(&cfg.tc)];
+    // [White's, Black's] time left, for the observer.
+    let clock_pair = |clocks: &[ClockState; 2]| {
+        cfg.tc.clock.map(|_| {
+            [
+                clocks[engine_of(Color::White)].remaining,
+                clocks[engine_of(Color::Black)].remaining,
+            ]
+        })
+    };
+    notify(cfg, || MatchEvent::GameStart {
+        game: index,
+        variant: cfg.variant,
+        start: write_fen(&start, Notation::Numeric),
+        opening: g.moves.clone(),
+        names: {
+            let names = display_names(engines);
+            [names[white].clone(), names[1 - white].clone()]
+        },
+        white,
+        clocks: clock_pair(&clocks),
+    });
     // Scores of the engines' moves from White's view; forced moves often come without one.
     let mut scores: Vec<f64> = Vec::new();
     let (winner, ending, detail) = loop {
@@ -776,6 +886,9 @@ fn play_game<P: Board>(
                 break (Some(Color::Black), Ending::WinScore, None);
             }
         }
+        if aborted(cfg) {
+            return None;
+        }
         let side = g.game.position().side();
         let e = engine_of(side);
         let (levels, allowed) = clocks[e].before_move(&cfg.tc, cfg.move_timeout);
@@ -788,6 +901,7 @@ fn play_game<P: Board>(
             format!(" (it reported: {})", errors.join("; "))
         };
         match end {
+            SearchEnd::Aborted => return None,
             SearchEnd::Crashed(why) => {
                 break fault_ending(side, e, Fault::Crash, format!("crash: {why}{said}"));
             }
@@ -843,10 +957,19 @@ fn play_game<P: Board>(
                     scores.push(if side == Color::White { s } else { -s });
                 }
                 g.play(&mv);
+                notify(cfg, || MatchEvent::Move {
+                    game: index,
+                    ply: g.moves.len(),
+                    side,
+                    mv: g.moves.last().cloned().unwrap_or_default(),
+                    elapsed,
+                    score,
+                    clocks: clock_pair(&clocks),
+                });
             }
         }
     };
-    GameRecord {
+    Some(GameRecord {
         index,
         white,
         opening: opening.clone(),
@@ -854,7 +977,7 @@ fn play_game<P: Board>(
         winner,
         ending,
         detail,
-    }
+    })
 }
 
 /// The game as PDN, through the project's writer (which replays and rewrites the moves
