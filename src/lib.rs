@@ -17,5 +17,6 @@ pub mod perft;
 pub mod rng;
 pub mod rules;
 pub mod search;
+pub mod settings;
 pub mod tchuka;
 pub mod tuning;

@@ -804,31 +804,90 @@ fn a_history_that_draws_the_game_is_said_to_end_it() {
     assert_eq!(hub.until("pong"), ["pong"]);
 }
 
-/// The parameters are declared once (`tammi::hub::params::PARAMS`): the Hub announces
-/// exactly those, with their types and ranges, and protocol.md documents exactly those.
+/// The parameters are declared once (`tammi::settings::PARAMS`): the Hub announces
+/// exactly those, with their types, ranges and defaults; the text mode's `settings` lists
+/// exactly those it has (all but the Hub's own), with their defaults, and its help names
+/// them; protocol.md documents exactly those, with their types.
 #[test]
 fn the_parameters_announced_and_documented_are_the_table() {
-    use tammi::hub::params::{Kind, PARAMS};
+    use tammi::hub::message::{ParamType, Reply};
+    use tammi::rules::Variant;
+    use tammi::settings::{Applies, Kind, PARAMS};
+    // A variant's value is compared as the variant it names (the Hub says `normal`, the
+    // text mode `international`).
+    let same = |kind: Kind, a: &str, b: &str| match kind {
+        Kind::Variant => a.parse::<Variant>().ok() == b.parse::<Variant>().ok(),
+        _ => a == b,
+    };
     let mut hub = Hub::start();
     hub.send("hub");
     let lines = hub.until("wait");
     let announced: Vec<&String> = lines.iter().filter(|l| l.starts_with("param")).collect();
     assert_eq!(announced.len(), PARAMS.len(), "{announced:?}");
     for (line, p) in announced.iter().zip(PARAMS) {
-        assert_eq!(arg(line, "name"), Some(p.name), "{line}");
-        match p.kind {
-            Kind::Int { min, max } => {
-                assert_eq!(arg(line, "type"), Some("int"), "{line}");
-                assert_eq!(arg(line, "min"), Some(min.to_string().as_str()), "{line}");
-                assert_eq!(arg(line, "max"), Some(max.to_string().as_str()), "{line}");
+        let Ok(Reply::Param { name, value, kind }) = Reply::decode(line) else {
+            panic!("not a param line: {line}");
+        };
+        assert_eq!(name, p.name, "{line}");
+        let value = value.unwrap_or_else(|| panic!("no value: {line}"));
+        assert!(
+            same(p.kind, &value, p.default),
+            "{line}: default {}",
+            p.default
+        );
+        let kind = kind.unwrap_or_else(|| panic!("no type: {line}"));
+        match (p.kind, kind) {
+            (Kind::Int { min, max }, ParamType::Int { min: a, max: b }) => {
+                assert_eq!((a, b), (min as i64, max as i64), "{line}")
             }
-            Kind::Bool => assert_eq!(arg(line, "type"), Some("bool"), "{line}"),
-            Kind::Choice(_) | Kind::Variant => {
-                assert_eq!(arg(line, "type"), Some("enum"), "{line}")
+            (Kind::Bool, ParamType::Bool) | (Kind::Text, ParamType::String) => {}
+            (Kind::Choice { words, .. }, ParamType::Enum(e)) => assert_eq!(e, words, "{line}"),
+            (Kind::Variant, ParamType::Enum(e)) => {
+                let played: Vec<&str> = tammi::rules::ALL_VARIANTS
+                    .iter()
+                    .map(|v| v.hub_name())
+                    .collect();
+                assert_eq!(e, played, "{line}")
             }
-            Kind::Text => assert_eq!(arg(line, "type"), Some("string"), "{line}"),
+            (k, t) => panic!("{line}: announced as {t:?}, declared {k:?}"),
         }
     }
+
+    // The text mode: `settings` lists NAME=VALUE, one a line, in the table's order.
+    let text = common::text_session("settings\nhelp\nquit\n");
+    let listed: Vec<(&str, &str)> = text
+        .split("settings (")
+        .nth(1)
+        .expect("a settings list")
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .map(|s| s.split_once('=').expect("NAME=VALUE"))
+        .collect();
+    let text_params: Vec<_> = PARAMS
+        .iter()
+        .filter(|p| p.applies != Applies::Protocol)
+        .collect();
+    let names: Vec<&str> = listed.iter().map(|(n, _)| *n).collect();
+    let declared: Vec<&str> = text_params.iter().map(|p| p.name).collect();
+    assert_eq!(names, declared, "{text}");
+    for ((name, value), p) in listed.iter().zip(&text_params) {
+        assert!(
+            same(p.kind, value, p.default),
+            "{name}={value}: default {}",
+            p.default
+        );
+    }
+    let help = text.split("commands:").nth(1).expect("the help");
+    for p in &text_params {
+        assert!(
+            help.contains(p.name),
+            "{} missing from the help: {help}",
+            p.name
+        );
+    }
+
     // protocol.md's table of parameters: the first column of the rows under its heading.
     let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/protocol.md"))
         .expect("protocol.md");
@@ -839,14 +898,26 @@ fn the_parameters_announced_and_documented_are_the_table() {
         .split("\n#")
         .next()
         .unwrap();
-    let documented: Vec<&str> = section
+    let documented: Vec<(&str, &str)> = section
         .lines()
         .filter_map(|l| l.strip_prefix("| `"))
-        .filter_map(|l| l.split('`').next())
+        .filter_map(|l| l.split_once("` | "))
+        .map(|(name, rest)| (name, rest.split(' ').next().unwrap_or("")))
         .collect();
-    let declared: Vec<&str> = PARAMS.iter().map(|p| p.name).collect();
+    let declared: Vec<(&str, &str)> = PARAMS
+        .iter()
+        .map(|p| {
+            let kind = match p.kind {
+                Kind::Int { .. } => "int",
+                Kind::Bool => "bool",
+                Kind::Choice { .. } | Kind::Variant => "enum",
+                Kind::Text => "string",
+            };
+            (p.name, kind)
+        })
+        .collect();
     assert_eq!(
         documented, declared,
-        "protocol.md's parameters against the table"
+        "protocol.md's parameters and their types against the table"
     );
 }

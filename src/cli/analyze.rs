@@ -10,6 +10,7 @@ use tammi::oracle::tactics;
 use tammi::rules::{Notation, Variant};
 use tammi::search::bench;
 use tammi::search::{Engine, EngineOptions, Info, Limits};
+use tammi::settings::{self, Applied, Applies, Settings};
 use tammi::with_board;
 
 use super::rules_tools::{parse_notation, parse_variant};
@@ -38,15 +39,20 @@ pub struct AnalyzeArgs {
     /// Search this many nodes.
     #[arg(long)]
     pub nodes: Option<u64>,
-    /// Report this many best lines.
-    #[arg(long, default_value_t = 1)]
-    pub multipv: usize,
-    /// Search threads.
-    #[arg(long, default_value_t = 1)]
-    pub threads: usize,
-    /// Hash table size in MB.
-    #[arg(long, default_value_t = 64)]
-    pub hash: usize,
+    /// Report this many best lines (the setting multipv, default 1).
+    #[arg(long)]
+    pub multipv: Option<usize>,
+    /// Search threads (the setting threads, default 1).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Hash table size in MB (the setting hash, default 64).
+    #[arg(long)]
+    pub hash: Option<usize>,
+    /// A setting, NAME=VALUE, by the name of the Hub parameter (protocol.md lists them;
+    /// the text mode's `settings` too): engine and evaluation settings, such as
+    /// threads=2, eval=patterns or weights=FILE. Repeatable; applied after the flags.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
     /// Square notation of the output: numeric or letter (default: the variant's usual one).
     #[arg(long, value_parser = parse_notation)]
     pub notation: Option<Notation>,
@@ -229,13 +235,14 @@ pub fn run_analyze(a: &AnalyzeArgs) -> Result<i32> {
         }
     };
     let mut engine = Engine::new(EngineOptions {
-        egdb,
-        ..options(a.threads, a.hash, a.multipv, a.notation)?
+        notation: a.notation,
+        ..EngineOptions::default()
     })
     .map_err(anyhow::Error::msg)?;
     engine
         .set_position(variant, &fen, &moves)
         .map_err(anyhow::Error::msg)?;
+    apply_settings(&mut engine, variant, &settings_given(a, egdb)?)?;
     // The header FEN in the notation of the output, as the moves are.
     let fen = engine.fen();
     let fen = match a.notation {
@@ -251,7 +258,7 @@ pub fn run_analyze(a: &AnalyzeArgs) -> Result<i32> {
          \"database loss\" are the endgame database's results, \"win in N plies\" a game end",
         engine_side(&fen)
     );
-    let multipv = a.multipv;
+    let multipv = engine.options().multipv;
     let done = engine.think(limits, move |i| {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{}", info_line(&i, multipv));
@@ -267,6 +274,68 @@ pub fn run_analyze(a: &AnalyzeArgs) -> Result<i32> {
         None => println!("best none (the game is over)"),
     }
     Ok(0)
+}
+
+/// The settings the flags and `--set` give, in order, as (flag, name, value); the flags
+/// are the settings' shorthands.
+fn settings_given(
+    a: &AnalyzeArgs,
+    egdb: Option<std::path::PathBuf>,
+) -> Result<Vec<(String, String, String)>> {
+    let mut given = Vec::new();
+    let mut flag = |flag: &str, name: &str, value: Option<String>| {
+        if let Some(v) = value {
+            given.push((format!("--{flag} {v}"), name.to_string(), v));
+        }
+    };
+    flag("threads", "threads", a.threads.map(|n| n.to_string()));
+    flag("hash", "hash", a.hash.map(|n| n.to_string()));
+    flag("multipv", "multipv", a.multipv.map(|n| n.to_string()));
+    flag("egdb", "egdb", egdb.map(|p| p.display().to_string()));
+    for s in &a.set {
+        let Some((name, value)) = s.split_once('=') else {
+            bail!("--set {s}: expected NAME=VALUE, such as --set threads=2");
+        };
+        given.push((
+            format!("--set {s}"),
+            name.trim().to_string(),
+            value.to_string(),
+        ));
+    }
+    Ok(given)
+}
+
+/// Apply `given` (see [`settings_given`]) to `engine`, set to a position of `variant`:
+/// each checked against the table of settings. The book's and the Hub's own settings do
+/// not apply to an analysis, and the variant is the position's: each is refused, saying so.
+fn apply_settings(
+    engine: &mut Engine,
+    variant: Variant,
+    given: &[(String, String, String)],
+) -> Result<()> {
+    let mut s = Settings::default();
+    for (flag, name, value) in given {
+        let p = settings::find(name).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
+        match p.applies {
+            Applies::Game => bail!("{flag}: the variant is the position's (--variant, --pdn)"),
+            Applies::Book => {
+                bail!("{flag}: {name} does not apply to an analysis, which searches every move")
+            }
+            Applies::Protocol => {
+                bail!("{flag}: {name} is a Hub parameter (how tammi talks to a GUI)")
+            }
+            Applies::Engine | Applies::Eval => {}
+        }
+        let applied = s
+            .apply(engine, variant, name, value)
+            .map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
+        if let Applied::Options(o) = applied {
+            engine
+                .set_options(o)
+                .map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
+        }
+    }
+    Ok(())
 }
 
 pub fn run_bench(a: &BenchArgs) -> Result<i32> {

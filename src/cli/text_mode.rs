@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, select};
 
-use tammi::book::BookPlayer;
 use tammi::hub::input::{InputEvent, spawn_reader};
 use tammi::notation::{
     echo, format_hub_move, format_move, format_route, parse_move, parse_position, square_name,
@@ -17,23 +16,39 @@ use tammi::notation::{
 use tammi::rules::{ALL_VARIANTS, Bits, Board, Color, Notation, Variant};
 use tammi::search::engine::{Done, Engine, Info};
 use tammi::search::limits::Limits;
+use tammi::settings::{self, Applied, Applies, PARAMS, Param, Settings, Value};
 use tammi::with_board;
 
-/// The command list; the variants come from the variant table.
-fn help() -> String {
-    let mut variants = String::new();
+/// `words` separated by spaces, in lines of at most 58 characters, the lines after the
+/// first indented to the help's second column.
+fn wrapped<'a>(words: impl Iterator<Item = &'a str>) -> String {
+    let mut text = String::new();
     let mut width = 0;
-    for name in ALL_VARIANTS.iter().map(|v| v.name()) {
-        if width + name.len() + 1 > 58 {
-            variants.push_str("\n                    ");
+    for word in words {
+        if width + word.len() + 1 > 58 {
+            text.push_str("\n                    ");
             width = 0;
         } else if width > 0 {
-            variants.push(' ');
+            text.push(' ');
             width += 1;
         }
-        variants.push_str(name);
-        width += name.len();
+        text.push_str(word);
+        width += word.len();
     }
+    text
+}
+
+/// The settings the text mode has: the table's, but for the Hub's own (how it talks to a
+/// GUI).
+fn text_settings() -> impl Iterator<Item = &'static Param> {
+    PARAMS.iter().filter(|p| p.applies != Applies::Protocol)
+}
+
+/// The command list; the variants come from the variant table, the settings from the
+/// table of parameters.
+fn help() -> String {
+    let variants = wrapped(ALL_VARIANTS.iter().map(|v| v.name()));
+    let names = wrapped(text_settings().map(|p| p.name));
     format!(
         "\
 commands:
@@ -50,6 +65,9 @@ commands:
                     engine limit: N seconds a move, or a depth, or nodes
                     (default: {} seconds a move)
   notation numeric|letter
+  set NAME VALUE    change a setting (the Hub's parameters by the same names):
+                    {names}
+  settings          the settings with their values, ranges and meanings
   book on|off|FILE  play the opening from the built-in book (on, the default),
                     search every move (off), or play from a book file
                     (tammi book build)
@@ -175,7 +193,7 @@ pub fn run<R: BufRead + Send + 'static>(input: R, out: &mut dyn Write) -> anyhow
     let input = &mut input;
     let mut engine = Engine::default();
     let mut limits = Limits::move_time(Limits::DEFAULT_MOVE_TIME);
-    let mut book = BookPlayer::default();
+    let mut settings = Settings::default();
     let mut next = (Variant::International, None);
     writeln!(
         out,
@@ -184,7 +202,7 @@ pub fn run<R: BufRead + Send + 'static>(input: R, out: &mut dyn Write) -> anyhow
     )?;
     loop {
         let (variant, fen) = next;
-        let step = with_board!(variant, P => session::<P>(input, out, &mut engine, &mut limits, &mut book, fen)?);
+        let step = with_board!(variant, P => session::<P>(input, out, &mut engine, &mut limits, &mut settings, fen)?);
         match step {
             Next::Switch(v, fen) => next = (v, fen),
             Next::Quit => return Ok(0),
@@ -222,7 +240,7 @@ fn session<P: Board>(
     out: &mut dyn Write,
     engine: &mut Engine,
     limits: &mut Limits,
-    book: &mut BookPlayer,
+    settings: &mut Settings,
     fen: Option<String>,
 ) -> anyhow::Result<Next> {
     let start = match fen {
@@ -293,8 +311,37 @@ fn session<P: Board>(
                     },
                     None => P::VARIANT,
                 };
-                engine.new_game();
-                return Ok(Next::Switch(v, None));
+                return new_game(out, engine, settings, P::VARIANT, v);
+            }
+            "set" => {
+                let rest = line.trim()[3..].trim();
+                let (name, value) = rest
+                    .split_once(char::is_whitespace)
+                    .map_or((rest, ""), |(n, v)| (n, v.trim()));
+                if name.is_empty() {
+                    writeln!(
+                        out,
+                        "error: set takes a setting and its value, such as set threads 2 \
+                         (settings lists them)"
+                    )?;
+                    continue;
+                }
+                if let Some(v) = set(out, engine, settings, P::VARIANT, name, value)? {
+                    return new_game(out, engine, settings, P::VARIANT, v);
+                }
+            }
+            "settings" => {
+                writeln!(out, "settings (set NAME VALUE changes one):")?;
+                for p in text_settings() {
+                    let value = match p.applies {
+                        Applies::Game => P::VARIANT.name().to_string(),
+                        _ => settings
+                            .value(engine, P::VARIANT, p.name)
+                            .unwrap_or_default(),
+                    };
+                    let shown = format!("{}={value}", p.name);
+                    writeln!(out, "  {shown:<24} {}: {}", p.range(), p.help)?;
+                }
             }
             "fen" => match arg {
                 None => writeln!(out, "{}", write_fen(&game.position(), game.notation))?,
@@ -322,8 +369,10 @@ fn session<P: Board>(
                 Err(e) => writeln!(out, "error: {e}; the limit stays {}", describe(limits))?,
             },
             "game" | "history" => writeln!(out, "{}", move_pairs(&game))?,
+            // The book's and the database's words of old: the settings by other names.
             "book" => {
                 let what = line.trim()[4..].trim();
+                let book = &settings.book;
                 match what {
                     "" => writeln!(
                         out,
@@ -333,32 +382,35 @@ fn session<P: Board>(
                             .as_ref()
                             .map_or(String::new(), |(p, _)| format!(", file {}", echo(p)))
                     )?,
-                    "on" => {
-                        book.enabled = true;
-                        book.file = None;
-                        writeln!(out, "book on (built-in)")?;
-                    }
-                    "off" => {
-                        book.enabled = false;
-                        writeln!(out, "book off: every move is searched")?;
-                    }
-                    path => match book.set_file(path, Some(P::VARIANT)) {
-                        Ok(()) => {
-                            book.enabled = true;
-                            writeln!(out, "book {}", echo(path))?;
-                        }
+                    "on" => match apply(
+                        engine,
+                        settings,
+                        P::VARIANT,
+                        &[("book-file", ""), ("book", "true")],
+                    ) {
+                        Ok(()) => writeln!(out, "book on (built-in)")?,
+                        Err(e) => writeln!(out, "error: {e}")?,
+                    },
+                    "off" => match apply(engine, settings, P::VARIANT, &[("book", "false")]) {
+                        Ok(()) => writeln!(out, "book off: every move is searched")?,
+                        Err(e) => writeln!(out, "error: {e}")?,
+                    },
+                    path => match apply(
+                        engine,
+                        settings,
+                        P::VARIANT,
+                        &[("book-file", path), ("book", "true")],
+                    ) {
+                        Ok(()) => writeln!(out, "book {}", echo(path))?,
                         Err(e) => writeln!(out, "error: {e}")?,
                     },
                 }
             }
             "egdb" => {
                 let path = line.trim()[4..].trim();
-                let mut o = engine.options().clone();
-                o.egdb = (!path.is_empty() && path != "off").then(|| path.into());
-                match engine.set_options(o) {
-                    Ok(()) if path.is_empty() || path == "off" => {
-                        writeln!(out, "no endgame database")?
-                    }
+                let path = if path == "off" { "" } else { path };
+                match apply(engine, settings, P::VARIANT, &[("egdb", path)]) {
+                    Ok(()) if path.is_empty() => writeln!(out, "no endgame database")?,
                     Ok(()) => writeln!(out, "endgame database {}", echo(path))?,
                     Err(e) => writeln!(out, "error: {e}")?,
                 }
@@ -377,7 +429,7 @@ fn session<P: Board>(
                     writeln!(out, "error: {e}")?;
                     continue;
                 }
-                if !analyse && let Some(pick) = book.pick(engine, game.game.ply()) {
+                if !analyse && let Some(pick) = settings.book.pick(engine, game.game.ply()) {
                     let pos = game.position();
                     let legal = game.legal();
                     match parse_move(&pos, &pick.mv, &legal) {
@@ -479,6 +531,85 @@ fn session<P: Board>(
             }
         }
     }
+}
+
+/// Apply `values` (settings by name) in order, an engine option waited for; stops at the
+/// first error, which says what is wrong.
+fn apply(
+    engine: &mut Engine,
+    settings: &mut Settings,
+    variant: Variant,
+    values: &[(&str, &str)],
+) -> Result<(), String> {
+    for (name, value) in values {
+        if let Applied::Options(o) = settings.apply(engine, variant, name, value)? {
+            engine.set_options(o)?;
+        }
+    }
+    Ok(())
+}
+
+/// `set NAME VALUE`: the setting checked against the table and applied, or an error that
+/// says what is wrong and what stays. A new variant is returned for a new game.
+fn set(
+    out: &mut dyn Write,
+    engine: &mut Engine,
+    settings: &mut Settings,
+    variant: Variant,
+    name: &str,
+    value: &str,
+) -> std::io::Result<Option<Variant>> {
+    let p = match settings::find(name) {
+        Ok(p) => p,
+        Err(e) => {
+            writeln!(out, "error: {e}")?;
+            return Ok(None);
+        }
+    };
+    match p.applies {
+        Applies::Protocol => writeln!(
+            out,
+            "error: {} is a Hub parameter (how tammi talks to a GUI); the text mode has none",
+            p.name
+        )?,
+        Applies::Game => match p.parse(value) {
+            Ok(Value::Variant(v)) => return Ok(Some(v)),
+            Ok(other) => writeln!(out, "error: {other:?} is not a variant")?,
+            Err(e) => writeln!(out, "error: {e}; the variant stays {variant}")?,
+        },
+        _ => match apply(engine, settings, variant, &[(p.name, value)]) {
+            Ok(()) => writeln!(
+                out,
+                "{}={}",
+                p.name,
+                settings.value(engine, variant, p.name).unwrap_or_default()
+            )?,
+            Err(e) => writeln!(
+                out,
+                "error: {e}; {} stays '{}'",
+                p.name,
+                settings.value(engine, variant, p.name).unwrap_or_default()
+            )?,
+        },
+    }
+    Ok(None)
+}
+
+/// A new game of `new` after one of `old`: the engine forgets the old one, and files
+/// named for the old variant's evaluation and book give way to the new one's built-in
+/// ones.
+fn new_game(
+    out: &mut dyn Write,
+    engine: &mut Engine,
+    settings: &mut Settings,
+    old: Variant,
+    new: Variant,
+) -> anyhow::Result<Next> {
+    engine.new_game();
+    if let Err(e) = settings.variant_changed(engine, old, new) {
+        writeln!(out, "error: {e}")?;
+    }
+    Ok(Next::Switch(new, None))
 }
 
 /// Play `mv` (one of the legal moves) and show the board, or say why it cannot be played.

@@ -3,5 +3,4 @@
 pub mod input;
 pub mod line;
 pub mod message;
-pub mod params;
 pub mod protocol;

@@ -9,17 +9,15 @@
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use super::input::{InputEvent, spawn_reader};
 use super::line::{Line, parse_line};
 use super::message::{Command, GoMode, InfoFields, LevelLimit, ParamType, Reply};
-use super::params;
-use crate::book::BookPlayer;
 use crate::notation::echo;
 use crate::rules::{ALL_VARIANTS, DrawReason, Outcome, Variant};
 use crate::search::engine::{Done, Engine, Info};
-use crate::search::limits::{EngineOptions, Limits};
+use crate::search::limits::Limits;
+use crate::settings::{self, Applied, Applies, Kind, Param, Settings, Value};
 
 /// Longer lines are refused (a `moves` list of a very long game stays far below this).
 pub const MAX_LINE: usize = 1 << 20;
@@ -131,14 +129,11 @@ struct Hub {
     position: (String, Vec<String>),
     limits: Limits,
     ponder_allowed: bool,
-    /// The `weights` parameter: a weights file replacing the variant's built-in one.
-    weights: String,
-    /// The `network` parameter: a network file replacing the variant's built-in one.
-    network: String,
     searching: Arc<AtomicBool>,
     client: Client,
-    /// The opening book `go` plays from (the `book` parameters).
-    book: BookPlayer,
+    /// The engine's and the book's parameters (the opening book `go` plays from
+    /// included).
+    settings: Settings,
 }
 
 /// Run the protocol until `quit` or end of input; returns the exit status.
@@ -153,11 +148,9 @@ pub fn run<R: BufRead + Send + 'static>(input: R, output: Box<dyn Write + Send>)
         position: ("start".into(), Vec::new()),
         limits: Limits::default(),
         ponder_allowed: false,
-        weights: String::new(),
-        network: String::new(),
         searching: Arc::new(AtomicBool::new(false)),
         client: Client::Lidraughts,
-        book: BookPlayer::default(),
+        settings: Settings::default(),
     };
     for event in events.iter() {
         let text = match event {
@@ -299,48 +292,23 @@ impl Hub {
     /// A parameter's name as announced (aliases resolved) and its value in force;
     /// `None` for a name that is no parameter.
     fn param_value(&self, name: &str) -> Option<(&'static str, String)> {
-        let o = self.engine.options();
-        Some(match name {
-            "variant" => ("variant", self.variant.hub_name().into()),
-            "threads" => ("threads", o.threads.to_string()),
-            "hash" => ("hash", o.hash_mb.to_string()),
-            "tt-size" => ("tt-size", tt_size_of(o.hash_mb).to_string()),
-            "ponder" => ("ponder", self.ponder_allowed.to_string()),
-            "client" => ("client", self.client.name().into()),
-            "multipv" => ("multipv", o.multipv.to_string()),
-            "move-overhead" => ("move-overhead", o.move_overhead.as_millis().to_string()),
-            "egdb" => (
-                "egdb",
-                o.egdb
-                    .as_ref()
-                    .map_or(String::new(), |p| p.display().to_string()),
-            ),
-            "weights" => ("weights", self.weights.clone()),
-            "eval" => (
-                "eval",
-                self.engine.eval().selected(self.variant).to_string(),
-            ),
-            "network" => ("network", self.network.clone()),
-            "book" => ("book", self.book.enabled.to_string()),
-            "book-file" => (
-                "book-file",
-                self.book
-                    .file
-                    .as_ref()
-                    .map_or(String::new(), |(p, _)| p.clone()),
-            ),
-            "book-ply" => ("book-ply", self.book.max_ply.to_string()),
-            "book-margin" => ("book-margin", self.book.margin.to_string()),
-            "book-seed" => ("book-seed", self.book.seed.to_string()),
-            _ => return None,
-        })
+        let p = settings::find(name).ok()?;
+        let value = match p.applies {
+            Applies::Game => self.variant.hub_name().into(),
+            Applies::Protocol => match p.name {
+                "ponder" => self.ponder_allowed.to_string(),
+                _ => self.client.name().into(),
+            },
+            _ => self.settings.value(&self.engine, self.variant, p.name)?,
+        };
+        Some((p.name, value))
     }
 
     fn announce(&self) {
-        let param = |name: &str, kind: ParamType| Reply::Param {
-            name: name.into(),
-            value: self.param_value(name).map(|(_, v)| v),
-            kind: Some(kind),
+        let param = |p: &Param, variants: &[&str]| Reply::Param {
+            name: p.name.into(),
+            value: self.param_value(p.name).map(|(_, v)| v),
+            kind: Some(param_type(p, variants)),
         };
         let lines = [Reply::Id(vec![
             ("name".into(), "tammi".into()),
@@ -353,8 +321,8 @@ impl Hub {
         }
         // Every parameter of the table (the variants: exactly those tammi plays).
         let variants = hub_variants();
-        for p in params::PARAMS {
-            send(&self.out, &param(p.name, p.hub_type(&variants)));
+        for p in settings::PARAMS {
+            send(&self.out, &param(p, &variants));
         }
         send(&self.out, &Reply::Wait);
     }
@@ -362,7 +330,6 @@ impl Hub {
     fn set_param(&mut self, name: &str, value: &str) -> Result<(), String> {
         // A failed preparation of an earlier hash or egdb brings back the old value.
         self.engine.collect_preparation();
-        let mut o = self.engine.options().clone();
         // Scan's bitbase cache size: tammi has no such setting, and accepting it would
         // pretend it did.
         if name == "bb-size" {
@@ -371,154 +338,43 @@ impl Hub {
                     .into(),
             );
         }
-        let Some(spec) = params::find(name) else {
-            return Err(format!("unknown parameter '{}'", echo(name)));
-        };
-        // Numbers and switches are checked against the table; the rest below.
-        let int = || spec.int(value);
-        match name {
-            "variant" => {
-                let v: Variant = match value.parse() {
-                    Ok(v) => v,
-                    Err(_) => {
-                        // Not played: no search until a variant that is (see `refused`).
-                        self.refused = Some(value.to_string());
-                        return Err(format!(
-                            "variant '{}' is not played (tammi plays: {}); no search until a \
-                             variant it plays is set",
-                            echo(value),
-                            hub_variants().join(" ")
-                        ));
+        let spec = settings::find(name)?;
+        match spec.applies {
+            Applies::Game => return self.set_variant(value),
+            Applies::Protocol => {
+                match (spec.name, spec.parse(value)?) {
+                    ("ponder", Value::Bool(b)) => self.ponder_allowed = b,
+                    ("client", Value::Word(w)) => {
+                        self.client = if w == "pydraughts" {
+                            Client::Pydraughts
+                        } else {
+                            Client::Lidraughts
+                        }
                     }
-                };
-                // A new variant starts from its start position, with its built-in weights.
-                self.engine.set_position(v, "start", &[])?;
-                self.refused = None;
-                if !self.weights.is_empty() || !self.network.is_empty() {
-                    let mut eval = self.engine.eval().clone();
-                    eval.replace_weights(self.variant, None)?;
-                    eval.replace_network(self.variant, None)?;
-                    self.engine.set_eval(eval);
-                    self.weights.clear();
-                    self.network.clear();
-                }
-                // A book file is of one variant: the new one plays from its built-in book.
-                if self.book.file.as_ref().is_some_and(|(_, b)| b.variant != v) {
-                    self.book.file = None;
-                }
-                self.variant = v;
-                self.position = ("start".into(), Vec::new());
-                return Ok(());
-            }
-            "threads" => o.threads = int()? as usize,
-            "hash" => o.hash_mb = int()? as usize,
-            "tt-size" => {
-                // Scan's size: log2 of 16-byte entries.
-                let bits = int()?;
-                o.hash_mb = (((1u64 << bits) * 16) >> 20)
-                    .clamp(1, EngineOptions::MAX_HASH_MB as u64)
-                    as usize;
-            }
-            "multipv" => o.multipv = int()? as usize,
-            "move-overhead" => o.move_overhead = Duration::from_millis(int()?),
-            // An empty value unloads the database.
-            "egdb" => {
-                o.egdb = (!value.trim().is_empty()).then(|| value.trim().into());
-            }
-            "client" => {
-                self.client = match value.trim().to_ascii_lowercase().as_str() {
-                    "lidraughts" | "scan" => Client::Lidraughts,
-                    "pydraughts" => Client::Pydraughts,
-                    _ => {
-                        return Err(format!(
-                            "client must be lidraughts or pydraughts, got '{}'",
-                            echo(value)
-                        ));
+                    // A parameter of the table that is not applied here is a bug, said
+                    // as one.
+                    (other, _) => {
+                        return Err(format!("parameter '{other}' is declared but not applied"));
                     }
-                };
-                return Ok(());
-            }
-            "ponder" => {
-                self.ponder_allowed = spec.bool(value)?;
-                return Ok(());
-            }
-            // An empty value goes back to the built-in weights.
-            "weights" => {
-                if let Some(e) = self.unplayable("set-param weights") {
-                    return Err(e);
                 }
-                let path = value.trim();
-                let weights = if path.is_empty() {
-                    None
-                } else {
-                    Some(crate::eval::weights::read_file(
-                        std::path::Path::new(path),
-                        self.variant,
-                    )?)
-                };
-                let mut eval = self.engine.eval().clone();
-                eval.replace_weights(self.variant, weights)?;
-                // The position set up before is evaluated with them too.
-                self.engine.set_eval(eval);
-                self.weights = path.to_string();
                 return Ok(());
             }
-            // The evaluation: the pattern tables or the network (english), from the next
-            // search on; the position set before is set up again with it.
-            "eval" => {
-                if let Some(e) = self.unplayable("set-param eval") {
-                    return Err(e);
-                }
-                let kind: crate::eval::EvalKind = value.parse()?;
-                let mut eval = self.engine.eval().clone();
-                eval.select(self.variant, kind)?;
-                self.engine.set_eval(eval);
-                return Ok(());
-            }
-            // A network file replacing the built-in one (empty: the built-in one again).
-            "network" => {
-                if let Some(e) = self.unplayable("set-param network") {
-                    return Err(e);
-                }
-                let path = value.trim();
-                let net = if path.is_empty() {
-                    None
-                } else {
-                    Some(crate::eval::network::read_file(std::path::Path::new(path))?)
-                };
-                let mut eval = self.engine.eval().clone();
-                eval.replace_network(self.variant, net)?;
-                self.engine.set_eval(eval);
-                self.network = path.to_string();
-                return Ok(());
-            }
-            // The opening book (protocol.md, "Opening books").
-            "book" => {
-                self.book.enabled = spec.bool(value)?;
-                return Ok(());
-            }
-            // A book file for the variant played (empty: the built-in book again).
-            "book-file" => {
-                if let Some(e) = self.unplayable("set-param book-file") {
-                    return Err(e);
-                }
-                return self.book.set_file(value, Some(self.variant));
-            }
-            "book-ply" => {
-                self.book.max_ply = int()? as u32;
-                return Ok(());
-            }
-            "book-margin" => {
-                self.book.margin = int()? as u32;
-                return Ok(());
-            }
-            "book-seed" => {
-                self.book.set_seed(int()?);
-                return Ok(());
-            }
-            // A parameter of the table that is not applied here is a bug, said as one.
-            other => return Err(format!("parameter '{other}' is declared but not applied")),
+            _ => {}
         }
+        // The evaluation and a book file are the variant's: with no variant set there is
+        // nothing to apply them to.
+        if (spec.applies == Applies::Eval || spec.name == "book-file")
+            && let Some(e) = self.unplayable(&format!("set-param {}", spec.name))
+        {
+            return Err(e);
+        }
+        let o = match self
+            .settings
+            .apply(&mut self.engine, self.variant, spec.name, value)?
+        {
+            Applied::Done => return Ok(()),
+            Applied::Options(o) => o,
+        };
         // A large table or a database takes seconds to prepare: that happens on a thread
         // of its own, so `ping` is answered meanwhile; a later failure (no memory) is
         // reported when it happens, and the old table or database stays.
@@ -530,6 +386,31 @@ impl Hub {
                 send_error(&out, &format!("set-param {name}: {e}"))
             })),
         )
+    }
+
+    /// `set-param name=variant`: a variant tammi plays starts a new game from its start
+    /// position, with its built-in evaluation files and book.
+    fn set_variant(&mut self, value: &str) -> Result<(), String> {
+        let v: Variant = match value.parse() {
+            Ok(v) => v,
+            Err(_) => {
+                // Not played: no search until a variant that is (see `refused`).
+                self.refused = Some(value.to_string());
+                return Err(format!(
+                    "variant '{}' is not played (tammi plays: {}); no search until a \
+                     variant it plays is set",
+                    echo(value),
+                    hub_variants().join(" ")
+                ));
+            }
+        };
+        self.engine.set_position(v, "start", &[])?;
+        self.refused = None;
+        self.settings
+            .variant_changed(&mut self.engine, self.variant, v)?;
+        self.variant = v;
+        self.position = ("start".into(), Vec::new());
+        Ok(())
     }
 
     fn set_position(
@@ -657,7 +538,7 @@ impl Hub {
         // A move to play (not pondering, not analysing) from the book, if the position
         // is in it: answered at once, with an info line that says so.
         if mode == GoMode::Think
-            && let Some(pick) = self.book.pick(&self.engine, self.position.1.len())
+            && let Some(pick) = self.settings.book.pick(&self.engine, self.position.1.len())
         {
             let mv = if flip {
                 flip_move_rows(&pick.mv)
@@ -715,9 +596,20 @@ fn hub_variants() -> Vec<&'static str> {
     ALL_VARIANTS.iter().map(|v| v.hub_name()).collect()
 }
 
-/// Scan's `tt-size` for a table of `mb` megabytes (log2 of 16-byte entries).
-fn tt_size_of(mb: usize) -> u32 {
-    ((mb as u64) << 20 >> 4).max(1 << 16).ilog2().min(32)
+/// The type a `param` line announces for `p` (`variants`: the Hub names of the variants
+/// played).
+fn param_type(p: &Param, variants: &[&str]) -> ParamType {
+    let words = |w: &[&str]| ParamType::Enum(w.iter().map(|v| v.to_string()).collect());
+    match p.kind {
+        Kind::Int { min, max } => ParamType::Int {
+            min: min as i64,
+            max: max as i64,
+        },
+        Kind::Bool => ParamType::Bool,
+        Kind::Choice { words: w, .. } => words(w),
+        Kind::Variant => words(variants),
+        Kind::Text => ParamType::String,
+    }
 }
 
 /// What `pos` says of a game its moves have drawn by the rules. No `=` in it: pydraughts
