@@ -268,7 +268,7 @@ fn the_hub_parameter_loads_and_refuses() {
 #[test]
 fn with_the_root_in_the_database_only_moves_that_keep_its_value_are_played() {
     use tammi::egdb::Wld;
-    use tammi::notation::{format_hub_move, parse_fen};
+    use tammi::notation::parse_fen;
     use tammi::rules::{Board, English, Position};
 
     let dir = scratch("root");
@@ -310,12 +310,12 @@ fn with_the_root_in_the_database_only_moves_that_keep_its_value_are_played() {
                 }
                 engine.set_position(Variant::English, &fen, &[]).unwrap();
                 let done = engine.think(Limits::depth(1), |_| {});
-                let played = done.best.expect("a move");
+                let played = done.best_move.expect("a move");
                 let i = list
                     .iter()
-                    .position(|mv| format_hub_move::<Position<English>>(mv) == played)
+                    .position(|mv| mv.erase() == played)
                     .expect("a legal move");
-                assert_eq!(results[i], best, "{fen}: {played}");
+                assert_eq!(results[i], best, "{fen}: {played:?}");
                 tried += 1;
             }
         }
@@ -490,7 +490,8 @@ fn a_root_in_the_database_reports_its_value() {
         .unwrap();
         e.set_position(Variant::English, fen, &[]).unwrap();
         let done = e.think(Limits::depth(3), |_| {});
-        assert_eq!(done.score.unwrap().hub(), hub_score, "{fen}");
+        let hub = tammi::hub::protocol::hub_score(done.score.unwrap());
+        assert_eq!(format!("{hub:.2}"), hub_score, "{fen}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -605,7 +606,7 @@ fn the_command_line_writes_reads_and_refuses_distances() {
 /// only smaller slices) would choose among the equally won moves by the evaluation.
 #[test]
 fn with_distances_the_root_converts_soonest_and_defends_longest() {
-    use tammi::notation::{format_hub_move, parse_fen};
+    use tammi::notation::parse_fen;
     use tammi::rules::{Board, English, Position};
 
     let dir = scratch("dtc-root");
@@ -661,12 +662,12 @@ fn with_distances_the_root_converts_soonest_and_defends_longest() {
                         continue; // nothing to choose
                     }
                     engine.set_position(Variant::English, &fen, &[]).unwrap();
-                    let played = engine.think(Limits::depth(1), |_| {}).best.unwrap();
+                    let played = engine.think(Limits::depth(1), |_| {}).best_move.unwrap();
                     let i = keeps
                         .iter()
-                        .position(|mv| format_hub_move::<Position<English>>(mv) == played)
-                        .unwrap_or_else(|| panic!("{fen}: {played} lets the value go"));
-                    assert_eq!(d[i], want, "{fen}: {played} of {d:?}");
+                        .position(|mv| mv.erase() == played)
+                        .unwrap_or_else(|| panic!("{fen}: {played:?} lets the value go"));
+                    assert_eq!(d[i], want, "{fen}: {played:?} of {d:?}");
                     if value == tammi::egdb::Wld::Win {
                         won += 1;
                     } else {
@@ -709,11 +710,8 @@ fn play_out_english(
             return "draw by repetition";
         }
         engine.set_position(Variant::English, &fen, &moves).unwrap();
-        let best = engine.think(Limits::depth(6), |_| {}).best.unwrap();
-        let m = *list
-            .iter()
-            .find(|m| format_hub_move::<Position<English>>(m) == best)
-            .unwrap();
+        let best = engine.think(Limits::depth(6), |_| {}).best_move.unwrap();
+        let m = *list.iter().find(|m| m.erase() == best).unwrap();
         let man = (pos.kings() & <Position<English> as Board>::B::bit(m.from as u32)).is_empty();
         if m.is_capture() || man {
             quiet = 0;
@@ -721,8 +719,8 @@ fn play_out_english(
         } else {
             quiet += 1;
         }
+        moves.push(format_hub_move::<Position<English>>(&m));
         pos = pos.play(&m);
-        moves.push(best);
     }
     "unfinished"
 }

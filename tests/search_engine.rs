@@ -5,8 +5,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tammi::rules::{ALL_VARIANTS, Variant};
+use tammi::notation::format_hub_any;
+use tammi::rules::{ALL_VARIANTS, AnyMove, Variant};
 use tammi::search::{Done, Engine, EngineOptions, Info, Limits, Score};
+
+/// The engine's typed move of `v` in the Hub form, as its legal moves are listed.
+fn hub(v: Variant, mv: Option<AnyMove>) -> Option<String> {
+    mv.map(|m| format_hub_any(v, &m))
+}
 
 fn engine(threads: usize) -> Engine {
     Engine::new(EngineOptions {
@@ -28,7 +34,7 @@ fn every_variant_finds_a_legal_move() {
         e.set_position(v, "start", &[]).expect("start position");
         let legal = e.legal_moves();
         let done = e.think(Limits::depth(4), |_| {});
-        let best = done.best.expect("a move from the start");
+        let best = hub(v, done.best_move).expect("a move from the start");
         assert!(legal.contains(&best), "{v}: {best} not in {legal:?}");
         assert!(done.depth >= 4, "{v}: depth {}", done.depth);
     }
@@ -44,7 +50,7 @@ fn stop_ends_an_infinite_search_quickly_with_one_done() {
         Limits::infinite(),
         |_| {},
         move |done: Done| {
-            assert!(done.best.is_some());
+            assert!(done.best_move.is_some());
             *w.lock().unwrap() = Some(Instant::now());
             d.fetch_add(1, Ordering::SeqCst);
         },
@@ -118,7 +124,7 @@ fn a_finished_game_gives_no_move() {
     e.set_position(Variant::International, "W:W:B1,2", &[])
         .unwrap();
     let done = e.think(Limits::depth(3), |_| {});
-    assert_eq!(done.best, None);
+    assert_eq!(done.best_move, None);
 }
 
 #[test]
@@ -145,7 +151,7 @@ fn single_thread_search_is_deterministic() {
         .unwrap();
         let d = e.think(Limits::depth(9), |_| {});
         let n = e.think(Limits::nodes(50_000), |_| {});
-        (d.nodes, d.best, n.nodes, n.best)
+        (d.nodes, d.best_move, n.nodes, n.best_move)
     };
     assert_eq!(run(), run());
 }
@@ -169,7 +175,7 @@ fn multipv_reports_distinct_lines_best_first() {
         last.iter().map(|i| i.multipv).collect::<Vec<_>>(),
         [1, 2, 3]
     );
-    let firsts: Vec<&String> = last.iter().map(|i| &i.pv_hub[0]).collect();
+    let firsts: Vec<&AnyMove> = last.iter().map(|i| &i.pv_moves[0]).collect();
     assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2]);
     let value = |s: Score| match s {
         Score::Eval(c) => c,
@@ -193,15 +199,16 @@ fn info_lines_carry_the_pv_in_both_notations() {
         [1, 2, 3, 4, 5]
     );
     let last = infos.last().unwrap();
-    assert_eq!(last.pv.len(), last.pv_hub.len());
+    assert_eq!(last.pv.len(), last.pv_moves.len());
     // Russian uses letter-number squares; the Hub form is numeric.
     assert!(last.pv[0].contains(char::is_alphabetic), "{:?}", last.pv);
+    let first = format_hub_any(Variant::Russian, &last.pv_moves[0]);
     assert!(
-        last.pv_hub[0]
+        first
             .chars()
             .all(|c| c.is_ascii_digit() || c == '-' || c == 'x')
     );
-    assert_eq!(done.best.as_ref(), Some(&last.pv_hub[0]));
+    assert_eq!(done.best_move.as_ref(), Some(&last.pv_moves[0]));
     assert_eq!(done.best_text.as_ref(), Some(&last.pv[0]));
 }
 
@@ -211,7 +218,7 @@ fn two_threads_search_and_agree_on_a_legal_move() {
     for v in [Variant::International, Variant::English, Variant::Turkish] {
         e.set_position(v, "start", &[]).unwrap();
         let done = e.think(Limits::depth(8), |_| {});
-        assert!(e.legal_moves().contains(done.best.as_ref().unwrap()));
+        assert!(e.legal_moves().contains(&hub(v, done.best_move).unwrap()));
     }
 }
 
@@ -230,7 +237,7 @@ fn pondering_waits_for_the_hit_then_keeps_time() {
         limits,
         |_| {},
         move |d: Done| {
-            assert!(d.best.is_some());
+            assert!(d.best_move.is_some());
             *w.lock().unwrap() = Some(Instant::now());
         },
     );
@@ -259,7 +266,10 @@ fn a_forced_move_on_the_clock_is_answered_at_once() {
         |_| {},
     );
     assert!(t.elapsed() < Duration::from_millis(500));
-    assert_eq!(done.best.as_ref(), Some(&e.legal_moves()[0]));
+    assert_eq!(
+        hub(Variant::English, done.best_move),
+        Some(e.legal_moves()[0].clone())
+    );
 }
 
 #[test]
@@ -333,7 +343,7 @@ fn two_engines_in_one_process_each_evaluate_with_their_own_weights() {
         e.set_position(Variant::International, fen, &[]).unwrap();
         e.new_game();
         let d = e.think(Limits::depth(6), |_| {});
-        (d.nodes, d.score, d.best)
+        (d.nodes, d.score, d.best_move)
     };
     let mut own = engine(1);
     let built_in = search(&mut own);

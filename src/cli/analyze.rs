@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use tammi::notation::{parse_position, write_fen};
+use tammi::notation::{format_hub_any, parse_position, write_fen};
 use tammi::oracle::tactics;
 use tammi::rules::{Notation, Variant};
 use tammi::search::bench;
@@ -387,7 +387,7 @@ fn run_tactics(file: &str, per_position: Duration, threads: usize) -> Result<i32
             if ok { "ok  " } else { "MISS" },
             t.line,
             t.variant.name(),
-            best.as_deref().unwrap_or("-"),
+            best.map_or("-".into(), |m| format_hub_any(t.variant, &m)),
             t.solutions.join(" "),
             t.comment
         );

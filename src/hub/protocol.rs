@@ -13,9 +13,9 @@ use std::sync::{Arc, Mutex};
 use super::input::{InputEvent, spawn_reader};
 use super::line::{Line, parse_line};
 use super::message::{Command, GoMode, InfoFields, LevelLimit, ParamType, Reply};
-use crate::notation::echo;
-use crate::rules::{ALL_VARIANTS, DrawReason, Outcome, Variant};
-use crate::search::engine::{Done, Engine, Info};
+use crate::notation::{echo, format_hub_any};
+use crate::rules::{ALL_VARIANTS, AnyMove, DrawReason, Outcome, Variant};
+use crate::search::engine::{Done, Engine, Info, Score};
 use crate::search::limits::Limits;
 use crate::settings::{self, Applied, Applies, Kind, Param, Settings, Value};
 
@@ -549,7 +549,10 @@ impl Hub {
                 command: "info".into(),
                 args: vec![
                     ("depth".into(), Some("0".into())),
-                    ("score".into(), Some(pick.score.hub())),
+                    (
+                        "score".into(),
+                        Some(format!("{:.2}", hub_score(pick.score))),
+                    ),
                     ("nodes".into(), Some("0".into())),
                     ("time".into(), Some("0.000".into())),
                     ("pv".into(), Some(mv.clone())),
@@ -564,24 +567,25 @@ impl Hub {
         let out_info = Arc::clone(&self.out);
         let out_done = Arc::clone(&self.out);
         let searching = Arc::clone(&self.searching);
+        // The engine answers in typed moves; they are written here, in the client's
+        // numbering.
+        let variant = self.variant;
+        let text = move |mv: &AnyMove| {
+            let hub = format_hub_any(variant, mv);
+            if flip { flip_move_rows(&hub) } else { hub }
+        };
         self.engine.go(
             limits,
-            move |mut info: Info| {
-                if flip {
-                    info.pv_hub = info.pv_hub.iter().map(|m| flip_move_rows(m)).collect();
-                }
-                send(&out_info, &info_reply(&info))
+            move |info: Info| {
+                let pv = info.pv_moves.iter().map(text).collect();
+                send(&out_info, &info_reply(&info, pv))
             },
-            move |mut done: Done| {
-                if flip {
-                    done.best = done.best.as_deref().map(flip_move_rows);
-                    done.ponder = done.ponder.as_deref().map(flip_move_rows);
-                }
+            move |done: Done| {
                 send(
                     &out_done,
                     &Reply::Done {
-                        mv: done.best,
-                        ponder: done.ponder,
+                        mv: done.best_move.as_ref().map(text),
+                        ponder: done.ponder_move.as_ref().map(text),
                     },
                 );
                 searching.store(false, Ordering::Release);
@@ -621,18 +625,37 @@ fn history_draw_message(reason: &DrawReason) -> String {
     )
 }
 
-fn info_reply(info: &Info) -> Reply {
+/// `info`, its principal variation `pv` written in the Hub form.
+fn info_reply(info: &Info, pv: Vec<String>) -> Reply {
     Reply::Info(InfoFields {
         depth: Some(info.depth),
         seldepth: Some(info.seldepth),
-        // The Hub's score text, read back as the number it is (two decimals either way).
-        score: info.score.hub().parse().ok(),
+        score: Some(hub_score(info.score)),
         nodes: Some(info.nodes),
         time: Some(info.time.as_secs_f64()),
         nps: Some(info.nps as f64 / 1e6),
-        pv: Some(info.pv_hub.clone()),
+        pv: Some(pv),
         message: None,
     })
+}
+
+/// The Hub's number for a score (written with two decimals): men; a game end `n` plies
+/// away is `±(100 - n/100)`, above the 90 that clients read as "plies to the end"; a
+/// database result `n` plies from the database is `±(90 - n/100)`, between the 80 and 90
+/// that clients read as a database win (Scan's conventions for both).
+pub fn hub_score(score: Score) -> f64 {
+    let signed = |n: i32, base: i32| {
+        let v = (base * 100 - n.abs().clamp(1, 999)) as f64 / 100.0;
+        if n > 0 { v } else { -v }
+    };
+    match score {
+        Score::Eval(c) => c as f64 / 100.0,
+        Score::GameEnd(n) => {
+            let v = (10_000 - n.abs().min(9_999)) as f64 / 100.0;
+            if n > 0 { v } else { -v }
+        }
+        Score::Database(n) => signed(n, 90),
+    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use std::fmt;
 
 use super::echo::echo;
 use super::square::{parse_square, square_name};
-use crate::rules::{Bits, Board, Move, Notation};
+use crate::rules::{AnyMove, Bits, Board, Move, Notation, Variant};
 
 /// Why move text was not read as a move. Callers that branch on the kind (a PDN reader
 /// that looks ahead to settle an ambiguity, a referee that calls a move illegal) match on
@@ -115,6 +115,17 @@ pub fn format_hub_move<P: Board>(mv: &Move<P::B>) -> String {
         s.push_str(&c.to_string());
     }
     s
+}
+
+/// The Hub form of a move of `variant` given as an [`AnyMove`] (a protocol edge writing
+/// the engine's typed answer).
+pub fn format_hub_any(variant: Variant, mv: &AnyMove) -> String {
+    crate::with_board!(variant, P => format_hub_move::<P>(&Move {
+        from: mv.from,
+        to: mv.to,
+        promote: mv.promote,
+        captured: <P as Board>::B::from_u128(mv.captured),
+    }))
 }
 
 /// Split move text into square tokens. Separators: `-`, `x`, `X`, `:`, and spaces after

@@ -119,20 +119,20 @@ fn solutions<P: Board>(fen: &str, moves: &str) -> Result<(Vec<String>, Vec<AnyMo
     ))
 }
 
-/// Search `t` under `limits` with `engine` (fresh table); the engine's move, and whether it
-/// solves the position.
+/// Search `t` under `limits` with `engine` (fresh table); the engine's move (typed: the
+/// caller writes it as it likes), and whether it solves the position.
 pub fn solve(
     engine: &mut Engine,
     t: &Tactic,
     limits: Limits,
-) -> Result<(Option<String>, bool), String> {
+) -> Result<(Option<AnyMove>, bool), String> {
     engine.set_position(t.variant, &t.fen, &[])?;
     engine.new_game();
     let done = engine.think(limits, |_| {});
     let ok = done
         .best_move
         .is_some_and(|b| t.solution_moves.contains(&b));
-    Ok((done.best, ok))
+    Ok((done.best_move, ok))
 }
 
 /// The prover's verdict on one position of the file.

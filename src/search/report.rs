@@ -20,9 +20,10 @@ pub struct Info {
     pub time: Duration,
     /// Nodes per second.
     pub nps: u64,
-    /// The principal variation in the Hub form (`32-28`, `28x19x23`).
-    pub pv_hub: Vec<String>,
-    /// The same in the variant's notation (or the one set in the options).
+    /// The principal variation, its moves typed (each front end writes them in its
+    /// protocol's form).
+    pub pv_moves: Vec<AnyMove>,
+    /// The same in the variant's notation (or the one set in the options), for people.
     pub pv: Vec<String>,
     /// Permille of the hash table written by this search.
     pub hashfull: u32,
@@ -35,11 +36,8 @@ pub struct Done {
     pub best_move: Option<AnyMove>,
     /// The expected reply.
     pub ponder_move: Option<AnyMove>,
-    /// The move to play, Hub form (for the protocols).
-    pub best: Option<String>,
-    /// The expected reply, Hub form.
-    pub ponder: Option<String>,
-    /// `best` and `ponder` in the variant's notation.
+    /// `best_move` and `ponder_move` in the variant's notation (or the one set in the
+    /// options), for people.
     pub best_text: Option<String>,
     pub ponder_text: Option<String>,
     pub score: Option<Score>,

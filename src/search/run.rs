@@ -14,7 +14,7 @@ use crate::eval::{EvalSettings, Evaluate, Evaluator};
 use crate::notation::{
     format_hub_move, format_move, parse_move, parse_position, write_fen, write_hub_position,
 };
-use crate::rules::{DrawReason, Game, Move, Notation, Outcome, Variant};
+use crate::rules::{AnyMove, DrawReason, Game, Move, Notation, Outcome, Variant};
 
 use super::limits::{EngineOptions, Limits};
 use super::report::{Done, Info};
@@ -116,22 +116,26 @@ impl<P: Evaluate> GameState<P> {
         Searcher::new(&self.eval, tt, shared, id, root, tables).with_egdb(egdb)
     }
 
-    /// The moves of `line` as Hub text and in `notation`, stopping at the first move that
-    /// is not legal (cannot happen; a guard for the printing code).
-    fn texts(&self, line: &[Move<P::B>], notation: Notation) -> (Vec<String>, Vec<String>) {
+    /// The moves of `line`, typed and in `notation`, stopping at the first move that is
+    /// not legal (cannot happen; a guard for the printing code).
+    fn moves_and_texts(
+        &self,
+        line: &[Move<P::B>],
+        notation: Notation,
+    ) -> (Vec<AnyMove>, Vec<String>) {
         let mut pos = self.pos;
         let mut legal = Vec::new();
-        let (mut hub, mut text) = (Vec::new(), Vec::new());
+        let (mut moves, mut text) = (Vec::new(), Vec::new());
         for mv in line {
             pos.generate(&mut legal);
             if !legal.contains(mv) {
                 break;
             }
-            hub.push(format_hub_move::<P>(mv));
+            moves.push(mv.erase());
             text.push(format_move(&pos, mv, &legal, notation));
             pos = pos.play(mv);
         }
-        (hub, text)
+        (moves, text)
     }
 
     /// The score to report for an internal search score with principal variation `pv`:
@@ -167,7 +171,7 @@ impl<P: Evaluate> GameState<P> {
         notation: Notation,
     ) -> Info {
         let time = job.control.start.elapsed();
-        let (pv_hub, pv) = self.texts(&line.pv, notation);
+        let (pv_moves, pv) = self.moves_and_texts(&line.pv, notation);
         let score = self.reported_score(line.score, &line.pv, job.egdb.as_deref());
         Info {
             depth: it.depth as u32,
@@ -177,7 +181,7 @@ impl<P: Evaluate> GameState<P> {
             nodes: it.nodes,
             time,
             nps: (it.nodes as f64 / time.as_secs_f64().max(1e-6)) as u64,
-            pv_hub,
+            pv_moves,
             pv,
             hashfull: job.tt.hashfull(),
         }
@@ -330,12 +334,10 @@ impl<P: Evaluate> AnyGame for GameState<P> {
             }
         }
         let (depth, best) = chosen;
-        let (hub, text) = self.texts(&best.pv[..best.pv.len().min(2)], notation);
+        let (moves, text) = self.moves_and_texts(&best.pv[..best.pv.len().min(2)], notation);
         let done = Done {
-            best_move: best.pv.first().map(Move::erase),
-            ponder_move: best.pv.get(1).map(Move::erase),
-            best: hub.first().cloned(),
-            ponder: hub.get(1).cloned(),
+            best_move: moves.first().copied(),
+            ponder_move: moves.get(1).copied(),
             best_text: text.first().cloned(),
             ponder_text: text.get(1).cloned(),
             score: Some(self.reported_score(best.score, &best.pv, job.egdb.as_deref())),

@@ -1,5 +1,5 @@
-//! The score a search reports, from the side to move's view, and its text: the Hub's
-//! numbers and the words people read.
+//! The score a search reports, from the side to move's view, and the words people read
+//! (the Hub's numbers are written at the Hub's edge, `hub::protocol::hub_score`).
 
 use crate::rules::{Bits, Board, Move};
 
@@ -28,25 +28,6 @@ impl Score {
             Score::Database(s.signum())
         } else {
             Score::Eval(s)
-        }
-    }
-
-    /// The Hub form: men with two decimals; a game end `n` plies away is `±(100 - n/100)`,
-    /// above the 90 that clients read as "plies to the end"; a database result `n` plies
-    /// from the database is `±(90 - n/100)`, between the 80 and 90 that clients read as
-    /// a database win (Scan's conventions for both).
-    pub fn hub(&self) -> String {
-        let signed = |n: i32, base: i32| {
-            let v = (base * 100 - n.abs().clamp(1, 999)) as f64 / 100.0;
-            format!("{:.2}", if n > 0 { v } else { -v })
-        };
-        match *self {
-            Score::Eval(c) => format!("{:.2}", c as f64 / 100.0),
-            Score::GameEnd(n) => {
-                let v = (10_000 - n.abs().min(9_999)) as f64 / 100.0;
-                format!("{:.2}", if n > 0 { v } else { -v })
-            }
-            Score::Database(n) => signed(n, 90),
         }
     }
 }
