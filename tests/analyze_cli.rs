@@ -117,3 +117,49 @@ fn the_command_line_help_lists_every_variant_of_the_table() {
         assert!(out.contains("tammi perft --help"), "{other} --help: {out}");
     }
 }
+
+/// `--set NAME=VALUE` and the flags that are its shorthands are checked by the table of
+/// settings; settings that do not apply to an analysis are refused, saying why.
+#[test]
+fn settings_are_checked_by_the_table() {
+    for (args, said) in [
+        (
+            &["--set", "threads=0"][..],
+            "--set threads=0: threads must be from 1 to 256, got 0",
+        ),
+        (
+            &["--hash", "0"],
+            "--hash 0: hash must be from 1 to 65536, got 0",
+        ),
+        (&["--set", "threads"], "expected NAME=VALUE"),
+        (&["--set", "bogus=1"], "unknown parameter 'bogus'"),
+        (
+            &["--set", "book=false"],
+            "book does not apply to an analysis",
+        ),
+        (&["--set", "client=scan"], "client is a Hub parameter"),
+        (
+            &["--set", "variant=english"],
+            "the variant is the position's",
+        ),
+    ] {
+        let mut all = vec!["analyze", "--depth", "1"];
+        all.extend_from_slice(args);
+        let (code, _, err) = tammi(&all);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(said), "{args:?}: {err}");
+    }
+    let (code, out, err) = tammi(&[
+        "analyze",
+        "-v",
+        "english",
+        "--depth",
+        "2",
+        "--set",
+        "eval=patterns",
+        "--set",
+        "multipv=2",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("line 2"), "two lines reported: {out}");
+}

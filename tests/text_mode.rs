@@ -246,3 +246,28 @@ fn help_new_and_level_say_what_they_take() {
     assert_eq!(out.matches("international draughts").count(), 1, "{out}");
     assert!(out.contains("the limit stays 2 seconds a move"), "{out}");
 }
+
+/// `set` checks a value against the table of settings: a bad one is refused saying what
+/// is wrong and what stays, and changes nothing; a good one shows in `settings`; the Hub's
+/// own parameters are not the text mode's.
+#[test]
+fn set_checks_against_the_table_and_keeps_the_old_value() {
+    let out = session(
+        "set threads 0\nset book-ply x\nset bogus 1\nset client pydraughts\n\
+         set eval network\nset threads 2\nsettings\nquit\n",
+    );
+    for said in [
+        "error: threads must be from 1 to 256, got 0; threads stays '1'",
+        "error: book-ply must be a whole number from 0 to 1000, got 'x'; book-ply stays '60'",
+        "error: unknown parameter 'bogus' (the parameters: variant threads",
+        "error: client is a Hub parameter",
+        "has no network evaluation (only english has one); eval stays 'patterns'",
+        "threads=2",
+    ] {
+        assert!(out.contains(said), "{said}: {out}");
+    }
+    let listed = out.split("settings (").nth(1).expect("the settings list");
+    for kept in ["book-ply=60 ", "eval=patterns ", "threads=2 "] {
+        assert!(listed.contains(kept), "{kept}: {listed}");
+    }
+}

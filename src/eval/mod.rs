@@ -265,9 +265,9 @@ impl EvalSettings {
     /// nothing changes.
     pub fn select(&mut self, variant: Variant, kind: EvalKind) -> Result<(), String> {
         if kind == EvalKind::Network && self.network_for(variant).is_none() {
+            // The front ends say what stays in force (the Hub's `eval stays '...'`).
             return Err(format!(
-                "{variant} has no network evaluation (only english has one); eval stays {}",
-                self.selected(variant)
+                "{variant} has no network evaluation (only english has one)"
             ));
         }
         self.kinds.insert(variant, kind);
