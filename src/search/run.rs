@@ -20,7 +20,8 @@ use super::limits::{EngineOptions, Limits};
 use super::report::{Done, Info};
 use super::score::{Score, plies_to_database};
 use super::search::{
-    Control, Iteration, RootMove, SearchRoot, SearchShared, Searcher, Tables, database_value,
+    Control, Iteration, MAX_DEPTH, RootMove, SearchRoot, SearchShared, Searcher, Tables,
+    database_value,
 };
 use super::threads::{Crew, Gate, Published, Slot, Task, lock};
 use super::time;
@@ -320,14 +321,16 @@ impl<P: Evaluate> AnyGame for GameState<P> {
         hold_until_released(&job.control, &job.limits);
 
         // Lazy SMP: a helper that finished a deeper iteration with a better score than
-        // the main thread's has the better move (the rule of Stockfish 9). Single lines
-        // only: MultiPV reports the main thread's lines.
+        // the main thread's has the better move (the rule of Stockfish 9), and so has one
+        // that finished the deepest iteration a depth limit asks for (it ended the
+        // search). Single lines only: MultiPV reports the main thread's lines.
         let mut chosen = (main.completed_depth, main.best[0].clone());
+        let deepest = job.limits.depth.map(|d| (d as i32).clamp(1, MAX_DEPTH));
         if job.options.multipv <= 1 {
             for slot in published.iter() {
                 if let Some((depth, line)) = lock(slot).as_ref()
                     && *depth > chosen.0
-                    && line.score > chosen.1.score
+                    && (line.score > chosen.1.score || Some(*depth) == deepest)
                 {
                     chosen = (*depth, line.clone());
                 }

@@ -750,6 +750,12 @@ impl<'a, P: Evaluate> Searcher<'a, P> {
                     lines: &self.best,
                     nodes: self.nodes,
                 });
+                if depth == max_depth && limits.depth.is_some() && multipv == 1 {
+                    // The deepest iteration asked for is done: its line is the answer
+                    // (the vote takes it), the main thread need not finish its own.
+                    self.shared.abort();
+                    break;
+                }
                 continue;
             }
             let nodes = self.flush_nodes();
