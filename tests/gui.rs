@@ -333,19 +333,9 @@ fn tammi_replies_and_analysis_streams_and_stops_with_the_page() {
     assert_eq!(status, 200);
 
     // Analysis: the stream carries info lines with a depth and a principal variation.
-    let mut stream = TcpStream::connect(&gui.addr).unwrap();
-    write!(
-        stream,
-        "GET /api/events?s={s} HTTP/1.1\r\nHost: {}\r\n\r\n",
-        gui.addr
-    )
-    .unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
+    let mut reader = event_stream(&gui, &s);
     let (status, body) = gui.request("POST", &format!("/api/analyse?s={s}&on=1"), "");
     assert_eq!(status, 200, "{body}");
-    let mut reader = BufReader::new(stream);
     let mut infos = 0;
     let mut line = String::new();
     while infos < 3 {
