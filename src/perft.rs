@@ -99,3 +99,48 @@ pub fn perft_threads<P: Board>(pos: &P, depth: u32, bulk: bool, threads: usize) 
             .sum()
     })
 }
+
+/// A variant's position for the perft entry points below: `fen`, or the start.
+fn position_of<P: Board>(fen: Option<&str>) -> Result<P, crate::notation::PositionError> {
+    fen.map_or_else(|| Ok(P::start()), crate::notation::parse_position)
+}
+
+/// Perft of `variant` from `fen` (the start when `None`), chosen at run time. The
+/// monomorphised counting code lives here, in the library, so the command line's crate
+/// calls it without instantiating (and optimising) the move generator again.
+pub fn perft_variant(
+    variant: crate::rules::Variant,
+    fen: Option<&str>,
+    depth: u32,
+    bulk: bool,
+    threads: usize,
+) -> Result<u64, crate::notation::PositionError> {
+    crate::with_board!(variant, P => {
+        let pos: P = position_of(fen)?;
+        Ok(perft_threads(&pos, depth, bulk, threads))
+    })
+}
+
+/// [`divide`] of `variant` from `fen`, each root move written in the variant's default
+/// notation.
+pub fn divide_variant(
+    variant: crate::rules::Variant,
+    fen: Option<&str>,
+    depth: u32,
+    bulk: bool,
+    threads: usize,
+) -> Result<Vec<(String, u64)>, crate::notation::PositionError> {
+    crate::with_board!(variant, P => {
+        let pos: P = position_of(fen)?;
+        let mut legal = Vec::new();
+        pos.generate(&mut legal);
+        Ok(divide(&pos, depth, bulk, threads)
+            .into_iter()
+            .map(|(mv, n)| {
+                let name =
+                    crate::notation::format_move(&pos, &mv, &legal, P::VARIANT.default_notation());
+                (name, n)
+            })
+            .collect())
+    })
+}

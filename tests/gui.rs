@@ -309,7 +309,8 @@ fn pdn_loads_with_variations_and_saves() {
 
 #[test]
 fn tammi_replies_and_analysis_streams_and_stops_with_the_page() {
-    let gui = Gui::start();
+    // Sessions end after 2 s without a page here (20 s by default).
+    let gui = Gui::start_with(&["--session-idle", "2"]);
     let s = gui.session("english");
     let (status, body) = gui.request(
         "POST",
@@ -464,6 +465,18 @@ fn engine_names_on_the_command_line_are_checked() {
             String::from_utf8_lossy(&out.stderr).contains("--engine"),
             "{bad:?}: {}",
             String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    for bad in ["0", "86401"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tammi"))
+            .args(["gui", "--port", "0", "--session-idle", bad])
+            .output()
+            .expect("run tammi gui");
+        assert_eq!(out.status.code(), Some(2), "--session-idle {bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--session-idle") && err.contains("86400"),
+            "{err}"
         );
     }
     let out = Command::new(env!("CARGO_BIN_EXE_tammi"))

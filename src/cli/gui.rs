@@ -43,6 +43,10 @@ pub struct GuiArgs {
     /// below).
     #[arg(long = "engine", value_name = "NAME=COMMAND")]
     pub engines: Vec<String>,
+    /// Seconds after which a board no page shows any more is ended, with its engine
+    /// (1 to 86400).
+    #[arg(long, value_name = "SECONDS", default_value_t = server::SESSION_IDLE.as_secs())]
+    pub session_idle: u64,
 }
 
 fn after_help() -> String {
@@ -59,6 +63,12 @@ pub fn run(args: &GuiArgs) -> Result<i32> {
         roster
             .add(e)
             .map_err(|why| anyhow::anyhow!("--engine {why}"))?;
+    }
+    if !(1..=86_400).contains(&args.session_idle) {
+        anyhow::bail!(
+            "--session-idle {}: expected 1 to 86400 seconds",
+            args.session_idle
+        );
     }
     let addr = SocketAddr::new(args.listen, args.port);
     let listener = TcpListener::bind(addr).with_context(|| format!("cannot listen on {addr}"))?;
@@ -78,7 +88,12 @@ pub fn run(args: &GuiArgs) -> Result<i32> {
     if args.open {
         open_browser(&url);
     }
-    server::serve(listener, roster).context("the server stopped")?;
+    server::serve(
+        listener,
+        roster,
+        std::time::Duration::from_secs(args.session_idle),
+    )
+    .context("the server stopped")?;
     Ok(0)
 }
 

@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use tammi::gui::json::string as json_string;
 use tammi::hub::input::{InputEvent, spawn_reader};
 use tammi::notation::{echo, format_move, parse_position, square_name};
-use tammi::perft::{divide, perft_threads};
+use tammi::perft::{divide_variant, perft_variant};
 use tammi::rules::{Bits, Board, Notation, Variant};
 use tammi::with_board;
 
@@ -68,30 +68,23 @@ pub fn run_perft(a: &PerftArgs) -> Result<i32> {
     if a.threads == 0 || a.threads > 256 {
         bail!("--threads must be between 1 and 256, got {}", a.threads);
     }
-    with_board!(a.variant, P => perft_cmd::<P>(a))
-}
-
-fn perft_cmd<P: Board>(a: &PerftArgs) -> Result<i32> {
-    let pos: P = match &a.fen {
-        Some(f) => parse_position(f).with_context(|| format!("invalid position '{}'", echo(f)))?,
-        None => P::start(),
-    };
+    let fen = a.fen.as_deref();
+    // The position is checked once, before the first depth.
+    perft_variant(a.variant, fen, 1, true, 1)
+        .with_context(|| format!("invalid position '{}'", echo(fen.unwrap_or(""))))?;
     let bulk = !a.no_bulk;
     let out = std::io::stdout();
     for depth in 1..=a.depth {
         let t = Instant::now();
         let nodes = if a.divide && depth == a.depth {
-            let mut legal = Vec::new();
-            pos.generate(&mut legal);
             let mut total = 0;
-            for (mv, n) in divide(&pos, depth, bulk, a.threads) {
-                let name = format_move(&pos, &mv, &legal, P::VARIANT.default_notation());
+            for (name, n) in divide_variant(a.variant, fen, depth, bulk, a.threads)? {
                 writeln!(out.lock(), "{name} {n}")?;
                 total += n;
             }
             total
         } else {
-            perft_threads(&pos, depth, bulk, a.threads)
+            perft_variant(a.variant, fen, depth, bulk, a.threads)?
         };
         let secs = t.elapsed().as_secs_f64();
         let mnps = nodes as f64 / secs.max(1e-9) / 1e6;

@@ -29,8 +29,9 @@ const QUEUE: usize = 64;
 const MAX_STREAMS: usize = 64;
 /// Sessions kept at once.
 const MAX_SESSIONS: usize = 64;
-/// A session no page has shown for this long is ended, its engine with it.
-const SESSION_IDLE: Duration = Duration::from_secs(20);
+/// A session no page has shown for this long is ended, its engine with it (the
+/// default of `tammi gui --session-idle`).
+pub const SESSION_IDLE: Duration = Duration::from_secs(20);
 /// The whole of a request must arrive within this.
 const REQUEST_DEADLINE: Duration = Duration::from_secs(5);
 /// A stream sends a comment this often, so that a closed tab is noticed.
@@ -43,11 +44,14 @@ struct Server {
     hosts: Option<Vec<String>>,
     /// The engines a page may choose for a match, by name.
     roster: Roster,
+    /// A session no page has shown for this long is ended.
+    session_idle: Duration,
 }
 
 /// Serve on `listener` until the process ends; `roster` holds the engines a page may
-/// have play a match (tammi and those named on the command line).
-pub fn serve(listener: TcpListener, roster: Roster) -> std::io::Result<()> {
+/// have play a match (tammi and those named on the command line); a session no page has
+/// shown for `session_idle` is ended, its engine with it.
+pub fn serve(listener: TcpListener, roster: Roster, session_idle: Duration) -> std::io::Result<()> {
     let addr = listener.local_addr()?;
     let hosts = addr.ip().is_loopback().then(|| {
         let port = addr.port();
@@ -63,6 +67,7 @@ pub fn serve(listener: TcpListener, roster: Roster) -> std::io::Result<()> {
         streams: AtomicUsize::new(0),
         hosts,
         roster,
+        session_idle,
     });
     let (tx, rx) = bounded::<TcpStream>(QUEUE);
     for i in 0..WORKERS {
@@ -340,7 +345,7 @@ impl Server {
         }
     }
 
-    /// End the sessions no page has shown for [`SESSION_IDLE`].
+    /// End the sessions no page has shown for `session_idle`.
     fn reap(&self) {
         let ended: Vec<Arc<Session>> = {
             let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
@@ -348,7 +353,7 @@ impl Server {
                 .iter()
                 .filter(|(_, s)| {
                     let (idle, streaming) = s.idle();
-                    !streaming && idle > SESSION_IDLE.as_secs_f64()
+                    !streaming && idle > self.session_idle.as_secs_f64()
                 })
                 .map(|(id, _)| id.clone())
                 .collect();
