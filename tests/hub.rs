@@ -919,3 +919,59 @@ fn the_parameters_announced_and_documented_are_the_table() {
         "protocol.md's parameters and their types against the table"
     );
 }
+
+/// README.md's table of options names exactly the parameters of the table
+/// (`tammi::settings::PARAMS`), and each row's default is the declared one: the first
+/// word of the default column (`none` and `built-in` stand for an empty value).
+#[test]
+fn the_readme_options_are_the_table() {
+    use tammi::rules::Variant;
+    use tammi::settings::{Kind, PARAMS};
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let section = readme
+        .split("\n## Options")
+        .nth(1)
+        .expect("an Options section")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    let mut named = Vec::new();
+    for row in section.lines().filter(|l| l.starts_with("| `")) {
+        // Cells split at the bars that are not escaped (`patterns\|network`).
+        let row = row.replace("\\|", "/");
+        let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
+        assert!(cells.len() >= 4, "{row}");
+        // The first column: `name`, maybe with another form in brackets (`tt-size`).
+        let names: Vec<&str> = cells[0].split('`').skip(1).step_by(2).collect();
+        let p = PARAMS
+            .iter()
+            .find(|p| p.name == names[0])
+            .unwrap_or_else(|| panic!("README names an option the table lacks: {row}"));
+        let first = cells[2]
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_matches('`');
+        let agrees = match (p.kind, p.default) {
+            (_, "") => first == "none" || first == "built-in",
+            (Kind::Variant, d) => first.parse::<Variant>().ok() == d.parse::<Variant>().ok(),
+            (_, d) => first == d,
+        };
+        assert!(
+            agrees,
+            "README's default for {}: {:?}, declared {:?}",
+            p.name, cells[2], p.default
+        );
+        named.extend(
+            PARAMS
+                .iter()
+                .map(|p| p.name)
+                .filter(|name| names.contains(name)),
+        );
+    }
+    let mut declared: Vec<&str> = PARAMS.iter().map(|p| p.name).collect();
+    declared.sort_unstable();
+    named.sort_unstable();
+    assert_eq!(named, declared, "README's options against the table");
+}
