@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use crate::rng::SplitMix64;
-use crate::rules::Variant;
+use crate::rules::{AnyMove, Variant};
 use crate::search::engine::{Engine, Score};
 
 /// The first eight bytes of a book file.
@@ -424,7 +424,10 @@ pub fn choose<'a>(entry: &'a Entry, margin: u32, rng: &mut SplitMix64) -> Option
 /// A book move chosen by [`BookPlayer::pick`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pick {
+    /// The move as the book file holds it (Hub text).
     pub mv: String,
+    /// The same move, typed: one of the engine's legal moves.
+    pub chosen: AnyMove,
     pub score: Score,
     /// How many moves were within the margin, and how many the book has.
     pub choices: usize,
@@ -509,7 +512,10 @@ impl BookPlayer {
         let entry = self.book(engine.variant())?.probe_engine(engine)?;
         let choices = candidates(&entry, self.margin).len();
         let m = choose(&entry, self.margin, &mut self.rng)?;
+        // `probe_engine` kept only legal moves: the text is one of the legal moves'.
+        let at = engine.legal_moves().iter().position(|l| *l == m.mv)?;
         Some(Pick {
+            chosen: engine.legal().into_iter().nth(at)?,
             mv: m.mv.clone(),
             score: decode_score(m.score as i32),
             choices,

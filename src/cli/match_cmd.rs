@@ -7,11 +7,11 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 
 use super::rules_tools::parse_variant;
+use tammi::matches::clock::{Clock, DEFAULT_MARGIN, TimeControl};
 use tammi::matches::engine::{EngineSpec, Log, TrafficLog, split_command};
 use tammi::matches::openings::{self, GenerateOptions, Opening};
-use tammi::matches::runner::{
-    Clock, DEFAULT_MARGIN, MatchConfig, ProgressStyle, ScoreRule, TimeControl, report, run,
-};
+use tammi::matches::report::{ProgressStyle, report};
+use tammi::matches::runner::{MatchConfig, ScoreRule, run};
 use tammi::matches::stats::Sprt;
 use tammi::notation::write_fen;
 use tammi::rules::{Board, Notation, Variant};

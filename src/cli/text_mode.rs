@@ -13,7 +13,7 @@ use tammi::notation::{
     echo, format_hub_move, format_move, format_route, parse_move, parse_position, square_name,
     write_fen,
 };
-use tammi::rules::{ALL_VARIANTS, Bits, Board, Color, Notation, Variant};
+use tammi::rules::{ALL_VARIANTS, Bits, Board, Color, Move, Notation, Variant};
 use tammi::search::engine::{Done, Engine, Info};
 use tammi::search::limits::Limits;
 use tammi::settings::{self, Applied, Applies, PARAMS, Param, Settings, Value};
@@ -432,8 +432,8 @@ fn session<P: Board>(
                 if !analyse && let Some(pick) = settings.book.pick(engine, game.game.ply()) {
                     let pos = game.position();
                     let legal = game.legal();
-                    match parse_move(&pos, &pick.mv, &legal) {
-                        Ok(mv) => {
+                    match Move::among(&pick.chosen, &legal) {
+                        Some(mv) => {
                             writeln!(
                                 out,
                                 "tammi plays {} (book, {}, chosen from {} of {} book moves)",
@@ -444,7 +444,7 @@ fn session<P: Board>(
                             )?;
                             play(out, &mut game, &mv)?;
                         }
-                        Err(e) => writeln!(out, "error: book move {}: {e}", pick.mv)?,
+                        None => writeln!(out, "error: book move {} is not legal here", pick.mv)?,
                     }
                     continue;
                 }

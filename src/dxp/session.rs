@@ -194,10 +194,8 @@ impl MoveSource for BookedEngine {
     fn best_move(&mut self, game: &RulesGame, limits: Limits) -> Result<Move<u64>, String> {
         self.engine.set_game(game);
         if let Some(pick) = self.book.pick(&self.engine, game.moves().len()) {
-            // The book's moves are text in its file: read against the legal moves.
-            let legal = game.legal_moves();
-            return crate::notation::parse_move(game.position(), &pick.mv, &legal)
-                .map_err(|e| format!("the book's move '{}' is not played: {e}", pick.mv));
+            return Move::among(&pick.chosen, &game.legal_moves())
+                .ok_or_else(|| format!("the book's move '{}' is not legal here", pick.mv));
         }
         self.engine.best_move(game, limits)
     }

@@ -12,7 +12,7 @@ use std::time::Duration;
 use crossbeam_channel::Receiver;
 
 use crate::eval::{EvalSettings, Evaluate};
-use crate::rules::{DrawReason, Game, Outcome, Variant};
+use crate::rules::{AnyMove, DrawReason, Game, Outcome, Variant};
 use crate::with_board;
 
 use super::limits::{EngineOptions, Limits};
@@ -288,6 +288,12 @@ impl Engine {
     /// The legal moves of the current position, Hub form.
     pub fn legal_moves(&self) -> Vec<String> {
         self.game.legal_moves()
+    }
+
+    /// The legal moves of the current position, typed, in the order of
+    /// [`Engine::legal_moves`].
+    pub fn legal(&self) -> Vec<AnyMove> {
+        self.game.legal()
     }
 
     /// How the game has ended on the board, if it has: no legal move, or breakthrough's

@@ -48,7 +48,10 @@ pub(super) trait AnyGame: Send + Sync {
     fn variant(&self) -> Variant;
     fn fen(&self) -> String;
     fn hub_position(&self) -> String;
+    /// The legal moves, Hub text (for the Hub and the book file, which speak it).
     fn legal_moves(&self) -> Vec<String>;
+    /// The same moves, typed, in the same order.
+    fn legal(&self) -> Vec<AnyMove>;
     /// How the game has ended by the rules (its history included), if it has.
     fn outcome(&self) -> Option<Outcome>;
     /// Why the game's history has drawn it (a repetition, a draw counter), if it has.
@@ -215,6 +218,12 @@ impl<P: Evaluate> AnyGame for GameState<P> {
         let mut legal = Vec::new();
         self.pos.generate(&mut legal);
         legal.iter().map(format_hub_move::<P>).collect()
+    }
+
+    fn legal(&self) -> Vec<AnyMove> {
+        let mut legal = Vec::new();
+        self.pos.generate(&mut legal);
+        legal.iter().map(|m| m.erase()).collect()
     }
 
     fn outcome(&self) -> Option<Outcome> {
