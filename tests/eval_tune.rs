@@ -853,3 +853,166 @@ fn games_end_where_the_database_knows_the_result_and_labels_take_its_value() {
         &["/nonexistent/e.egdb"],
     );
 }
+
+/// `tune games` with the flags given plus `--out OUT`; its standard error.
+fn games_to(out: &std::path::Path, flags: &[&str]) -> String {
+    let mut args = vec!["tune", "games", "--out", out.to_str().unwrap()];
+    args.extend_from_slice(flags);
+    let o = tammi(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stderr(&o)
+}
+
+/// Every position of `files` as `tune fit` reads them: pieces, result, validation mark.
+fn read_all(files: &[PathBuf]) -> (usize, Vec<(String, f32, bool)>) {
+    let mut v = Vec::new();
+    let games = tammi::tuning::data::read_positions::<Position<English>>(files, false, |p| {
+        v.push((write_fen(&p.pos, Notation::Numeric), p.result, p.validation));
+        Ok(())
+    })
+    .unwrap();
+    (games, v)
+}
+
+#[test]
+fn binary_games_are_reproducible_resume_and_read_as_the_text() {
+    let flags = |seed: &'static str| vec!["--games", "3", "--nodes", "200", "--seed", seed];
+    let bin = |seed| {
+        let mut f = flags(seed);
+        f.extend(["--format", "bin"]);
+        f
+    };
+    let a = temp("a.bin");
+    games_to(&a, &bin("4"));
+    let bytes = std::fs::read(&a).unwrap();
+    assert!(bytes.starts_with(b"\x89tammi"));
+    // The same flags give the same bytes, on two threads too.
+    let b = temp("b.bin");
+    let mut two = bin("4");
+    two.extend(["--threads", "2"]);
+    games_to(&b, &two);
+    assert_eq!(std::fs::read(&b).unwrap(), bytes);
+    // Cut short after a game, with half a record more: goes on to the same bytes.
+    let c = temp("c.bin");
+    let mut cut = bin("4");
+    cut.extend(["--stop-after", "1"]);
+    assert!(games_to(&c, &cut).contains("stopped after 1 of 3"));
+    let part = PathBuf::from(format!("{}.part", c.display()));
+    let mut half = std::fs::read(&part).unwrap();
+    half.extend_from_slice(&[2, 9, 0, 0, 0, 1, 2, 3]);
+    std::fs::write(&part, half).unwrap();
+    assert!(games_to(&c, &bin("4")).contains("1 of 3 games done"));
+    assert_eq!(std::fs::read(&c).unwrap(), bytes);
+    // The text file of the same games: the same positions, results and split.
+    let t = temp("a.txt");
+    games_to(&t, &flags("4"));
+    let (games, text) = read_all(std::slice::from_ref(&t));
+    assert_eq!(games, 3);
+    assert!(text.len() > 20, "{} positions", text.len());
+    assert_eq!(read_all(std::slice::from_ref(&a)), (3, text.clone()));
+    // Four times the file: twelve games, the tenth kept for validation, in either format.
+    let (_, t4) = read_all(&[t.clone(), t.clone(), t.clone(), t.clone()]);
+    let (_, b4) = read_all(&[a.clone(), a.clone(), t.clone(), a.clone()]);
+    assert_eq!(t4, b4);
+    assert!(t4.iter().any(|p| p.2) && t4.iter().any(|p| !p.2));
+    // Fewer bytes than the text, by far even on english, whose FENs are short.
+    let text_bytes = std::fs::metadata(&t).unwrap().len() as usize;
+    assert!(
+        bytes.len() * 2 < text_bytes,
+        "{} vs {text_bytes}",
+        bytes.len()
+    );
+    // 'tune label' reads text only, and says so.
+    let o = tammi(&[
+        "tune",
+        "label",
+        "--data",
+        a.to_str().unwrap(),
+        "--out",
+        temp("x.lab").to_str().unwrap(),
+    ]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("a binary data file"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn merge_joins_whole_shards_of_one_variant_and_format() {
+    let shard = |name: &str, seed: &str, format: &str, variant: &str| {
+        let p = temp(name);
+        games_to(
+            &p,
+            &[
+                "-v", variant, "--games", "2", "--nodes", "150", "--seed", seed, "--format", format,
+            ],
+        );
+        p
+    };
+    let s1 = shard("m1.bin", "1", "bin", "english");
+    let s2 = shard("m2.bin", "2", "bin", "english");
+    let out = temp("merged.bin");
+    let merge = |out: &PathBuf, shards: &[&PathBuf]| {
+        let mut args = vec!["tune", "merge", "--out", out.to_str().unwrap()];
+        args.extend(shards.iter().map(|s| s.to_str().unwrap()));
+        tammi(&args)
+    };
+    let o = merge(&out, &[&s1, &s2]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(stdout.contains("2 shards, games 4 positions"), "{stdout}");
+    // The merged file's games are the first shard's, then the second's.
+    let games = |p: &PathBuf| {
+        let mut r = tammi::tuning::record::Reader::open(p).unwrap();
+        let mut v = Vec::new();
+        while let Some(g) = r.next_game().unwrap() {
+            v.push(g.raw);
+        }
+        (v, r.totals())
+    };
+    let (g1, t1) = games(&s1);
+    let (g2, t2) = games(&s2);
+    let (gm, tm) = games(&out);
+    assert_eq!(gm, [g1, g2].concat());
+    assert_eq!(tm.positions, t1.positions + t2.positions);
+    assert_eq!(
+        read_all(std::slice::from_ref(&out)).1,
+        read_all(&[s1.clone(), s2.clone()]).1
+    );
+    // Text shards merge too, to the same positions.
+    let t1 = shard("m1.txt", "1", "text", "english");
+    let t2 = shard("m2.txt", "2", "text", "english");
+    let tout = temp("merged.txt");
+    let o = merge(&tout, &[&t1, &t2]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        read_all(std::slice::from_ref(&tout)),
+        read_all(std::slice::from_ref(&out))
+    );
+    // Refused, before anything is written: formats or variants mixed, a shard cut short.
+    let bad = temp("bad.bin");
+    let o = merge(&bad, &[&s1, &t2]);
+    assert!(
+        stderr(&o).contains("one variant and format"),
+        "{}",
+        stderr(&o)
+    );
+    let i1 = shard("i1.bin", "1", "bin", "international");
+    let o = merge(&bad, &[&s1, &i1]);
+    assert!(
+        stderr(&o).contains("one variant and format"),
+        "{}",
+        stderr(&o)
+    );
+    let cut = temp("cut.bin");
+    let bytes = std::fs::read(&s2).unwrap();
+    std::fs::write(&cut, &bytes[..bytes.len() - 3]).unwrap();
+    let o = merge(&bad, &[&s1, &cut]);
+    let e = stderr(&o);
+    assert!(
+        !o.status.success() && e.contains("cut.bin") && e.contains("byte "),
+        "{e}"
+    );
+    assert!(!bad.exists());
+}

@@ -10,8 +10,10 @@ use clap::{Args, Subcommand};
 use super::rules_tools::parse_variant;
 use tammi::eval::EvalKind;
 use tammi::rules::Variant;
+use tammi::tuning::data::DataFormat;
 use tammi::tuning::fit::{FitConfig, run_fit};
 use tammi::tuning::label::{EvalConfig, LabelConfig, run_label};
+use tammi::tuning::merge::{MergeConfig, run_merge};
 use tammi::tuning::network_fit::{NetFitConfig, run_net_fit};
 use tammi::tuning::selfplay::{GamesConfig, run_games};
 
@@ -31,6 +33,8 @@ pub enum TuneCommand {
     Label(LabelArgs),
     /// Train the english network evaluation on game results and write a network file.
     NetFit(NetFitArgs),
+    /// Join shards of 'tune games' (one variant, one format) into one file.
+    Merge(MergeArgs),
 }
 
 /// Runs `tammi tune`; every subcommand exits with 0 when done (an error is an `Err`).
@@ -40,6 +44,12 @@ pub fn run(args: &TuneArgs) -> Result<i32> {
         TuneCommand::Fit(a) => run_fit(&a.into())?,
         TuneCommand::Label(a) => run_label(&a.into())?,
         TuneCommand::NetFit(a) => run_net_fit(&a.into())?,
+        TuneCommand::Merge(a) => {
+            run_merge(&MergeConfig {
+                out: a.out.clone(),
+                shards: a.shards.clone(),
+            })?;
+        }
     }
     Ok(0)
 }
@@ -58,6 +68,12 @@ Output: '# ...' header lines, then one line per quiet position (neither side has
 capture) after the random plies: the position as a PDN FEN and the game's result from
 White's view (1, 0.5 or 0), e.g. 'B:W18,21-32:B1-12,14 0.5'. Game i uses the seed
 (--seed, i), and lines are written in game order, so the file depends only on the flags.
+With --format bin the same positions are binary records instead (a header naming the
+variant and this command, then per game its result and its positions, side to move and
+squares packed 3 a byte: 17 bytes a position on 10x10, 11 on 8x8; layout in the docs of
+src/tuning/record.rs). 'tune fit', 'tune net-fit' and 'tune merge' read either format;
+'tune label' reads text only.
+
 The games go to OUT.part, renamed to OUT when the last one is in: OUT is always whole.
 A run cut short (Ctrl-C, a crash, a session's end) goes on from the games in OUT.part
 when run again with the same flags (OUT.part.done counts them). Progress (games,
@@ -107,6 +123,9 @@ pub struct GamesArgs {
     /// Stop after writing this many games in this run (to test resumption).
     #[arg(long, hide = true)]
     pub stop_after: Option<usize>,
+    /// Output format: text ('FEN RESULT' lines) or bin (a few bytes a position).
+    #[arg(long, default_value = "text")]
+    pub format: DataFormat,
 }
 
 impl From<&GamesArgs> for GamesConfig {
@@ -126,12 +145,14 @@ impl From<&GamesArgs> for GamesConfig {
             evaluation: (&a.evaluation).into(),
             egdb: a.egdb.clone(),
             stop_after: a.stop_after,
+            format: a.format,
         }
     }
 }
 
 const FIT_HELP: &str = "\
-Reads the files of 'tune games' ('FEN RESULT' lines; '#' lines are comments), computes
+Reads the files of 'tune games' ('FEN RESULT' lines, '#' lines comments; or binary
+files of --format bin, told by their first byte, the two mixed at will), computes
 each position's features once with --base (default: the built-in weights), skips the
 positions whose score the evaluation scales non-linearly (drawish endings), and keeps
 every 10th game apart for validation (a new game starts where the piece count goes
@@ -200,7 +221,8 @@ impl From<&FitArgs> for FitConfig {
 }
 
 const LABEL_HELP: &str = "\
-Reads a file of 'tune games' ('FEN RESULT' lines, '#' lines are comments) and writes
+Reads a text file of 'tune games' ('FEN RESULT' lines, '#' lines are comments; not a
+binary one, of --format bin) and writes
 'FEN RESULT SCORE' lines: SCORE is the engine's search score of the position at the
 budget given (--nodes), from White's view in centi-men; a game end or a database result
 is written as +-3000. Each position is searched with a fresh hash table, so the file
@@ -334,4 +356,25 @@ impl From<&NetFitArgs> for NetFitConfig {
             buckets: a.buckets,
         }
     }
+}
+
+const MERGE_HELP: &str = "\
+Joins shards of 'tune games' into one file, games in the order given: e.g. shards played
+with --seed 1, 2, ... on many machines (tuning/shards/ has Slurm and GNU parallel
+recipes). The shards must be all text or all binary, of one variant. Each is read whole
+and checked first (every position; binary: every record and the end record; text: the
+'# games' footer), and one cut short or of another variant or format is an error naming
+it before anything is written. Prints each shard's games, positions and White's
++wins =draws -losses, then the total; progress goes to standard error. Written to
+OUT.part, renamed to OUT when whole.";
+
+#[derive(Args, Debug)]
+#[command(after_help = MERGE_HELP)]
+pub struct MergeArgs {
+    /// The merged file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The shards, in order.
+    #[arg(required = true)]
+    pub shards: Vec<PathBuf>,
 }

@@ -4,10 +4,15 @@
 //! added, in centi-men). `#` lines are comments; `# games N ...` is the footer of a
 //! `tune games` file.
 //!
+//! The same data can be written in a binary format of a few bytes a position (`tune
+//! games --format bin`), laid out and read in [`super::record`]; a file is told binary
+//! by its first byte.
+//!
 //! One reader for every command that reads them: [`read_lines`] gives the lines as
-//! written (`tune label`), [`read_positions`] the positions parsed, each placed in its
-//! game and marked for training or validation by the one rule of [`Games`] (`tune fit`,
-//! `tune net-fit`).
+//! written (`tune label`, text files only), [`read_positions`] the positions parsed from
+//! either format, each placed in its game and marked for training or validation by the
+//! one rule of [`Games`] (`tune fit`, `tune net-fit`), which looks only at the positions
+//! and so splits a text file and a binary file of the same games alike.
 
 use std::fmt;
 use std::io::BufRead;
@@ -15,8 +20,29 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 
+use super::record;
 use crate::notation::parse_position;
 use crate::rules::{Bits, Board, Color};
+
+/// The format `tune games` writes: text lines (`FEN RESULT`) or the binary records of
+/// [`super::record`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DataFormat {
+    #[default]
+    Text,
+    Bin,
+}
+
+impl std::str::FromStr for DataFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<DataFormat, String> {
+        match s {
+            "text" => Ok(DataFormat::Text),
+            "bin" => Ok(DataFormat::Bin),
+            _ => Err(format!("unknown format '{s}' (text or bin)")),
+        }
+    }
+}
 
 /// The largest search score a file holds, in centi-men: what `tune label` writes for a
 /// game end or a database result. Far enough past any evaluation that the blended target
@@ -97,6 +123,12 @@ pub fn read_lines(
     mut visit: impl FnMut(Line<'_>, At<'_>) -> Result<()>,
 ) -> Result<()> {
     for path in files {
+        if record::is_binary(path)? {
+            bail!(
+                "{}: a binary data file; this command reads text files ('tune games --format text')",
+                path.display()
+            );
+        }
         let file =
             std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
         for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
@@ -162,8 +194,9 @@ pub struct Labelled<P> {
 }
 
 /// Every position of `files` in order, parsed as `P`, to `visit`; with `need_score`, a
-/// position without a search score is an error. Returns the games the files' footers
-/// count (`# games N`).
+/// position without a search score is an error. Text and binary files (see
+/// [`super::record`]) may be mixed. Returns the games the files count (a text file's
+/// footer, `# games N`; a binary file's end record).
 pub fn read_positions<P: Board>(
     files: &[PathBuf],
     need_score: bool,
@@ -171,33 +204,67 @@ pub fn read_positions<P: Board>(
 ) -> Result<usize> {
     let mut games = Games::default();
     let mut footer_games = 0;
-    read_lines(files, |line, at| match line {
-        Line::Comment(text) => {
-            let words: Vec<&str> = text[1..].split_whitespace().collect();
-            if words.first() == Some(&"games")
-                && let Some(g) = words.get(1).and_then(|g| g.parse::<usize>().ok())
-            {
-                footer_games += g;
+    let mut place = |pos: P, result: f32, score: Option<f32>| {
+        let pieces = (pos.pieces(Color::White) | pos.pieces(Color::Black)).count();
+        visit(Labelled {
+            pos,
+            result,
+            score,
+            validation: games.validation(pieces),
+        })
+    };
+    for path in files {
+        if record::is_binary(path)? {
+            let mut reader = record::Reader::open(path)?;
+            reader.expect_variant(P::VARIANT)?;
+            if need_score && !reader.header().scores {
+                bail!(
+                    "{}: the positions have no search score (--lambda needs 'tune label' data)",
+                    path.display()
+                );
             }
-            Ok(())
-        }
-        Line::Data(labels) => {
-            if need_score && labels.score.is_none() {
-                bail!("{at}: the position has no search score (--lambda needs 'tune label' data)");
+            let len = record::packed_len(P::VARIANT);
+            while let Some(game) = reader.next_game()? {
+                for (i, packed) in game.packed.chunks(len).enumerate() {
+                    let pos = record::unpack::<P>(packed).map_err(|e| {
+                        anyhow!(
+                            "{}: byte {}: game record {}: {e}",
+                            path.display(),
+                            reader.position_offset(&game, i),
+                            reader.totals().games
+                        )
+                    })?;
+                    let score = game.scores.get(i).map(|&s| f32::from(s));
+                    place(pos, game.result, score)?;
+                }
             }
-            let fen = labels.fen;
-            let pos: P = parse_position(fen)
-                .map_err(|e| anyhow!("invalid {} position '{fen}': {e}", P::VARIANT))
-                .with_context(|| at.to_string())?;
-            let pieces = (pos.pieces(Color::White) | pos.pieces(Color::Black)).count();
-            visit(Labelled {
-                pos,
-                result: labels.result,
-                score: labels.score,
-                validation: games.validation(pieces),
-            })
+            footer_games += reader.totals().games as usize;
+            continue;
         }
-    })?;
+        read_lines(std::slice::from_ref(path), |line, at| match line {
+            Line::Comment(text) => {
+                let words: Vec<&str> = text[1..].split_whitespace().collect();
+                if words.first() == Some(&"games")
+                    && let Some(g) = words.get(1).and_then(|g| g.parse::<usize>().ok())
+                {
+                    footer_games += g;
+                }
+                Ok(())
+            }
+            Line::Data(labels) => {
+                if need_score && labels.score.is_none() {
+                    bail!(
+                        "{at}: the position has no search score (--lambda needs 'tune label' data)"
+                    );
+                }
+                let fen = labels.fen;
+                let pos: P = parse_position(fen)
+                    .map_err(|e| anyhow!("invalid {} position '{fen}': {e}", P::VARIANT))
+                    .with_context(|| at.to_string())?;
+                place(pos, labels.result, labels.score)
+            }
+        })?;
+    }
     Ok(footer_games)
 }
 
@@ -221,6 +288,56 @@ mod tests {
         // The same piece count again is the same game.
         let mut games = Games::default();
         assert!((0..30).all(|_| !games.validation(12)));
+    }
+
+    #[test]
+    fn text_and_binary_files_of_the_same_games_read_alike() {
+        use super::super::record::tests::{random_games, temp, write_file};
+        use crate::notation::write_fen;
+        use crate::rules::{English, Notation, Position};
+        type P = Position<English>;
+        let games = random_games::<P>(11, 40);
+        let bin = temp("same.bin");
+        std::fs::write(&bin, write_file(&games, true)).unwrap();
+        let mut text = String::from("# a test\n");
+        for (result, positions) in &games {
+            for (p, score) in positions {
+                let fen = write_fen(p, Notation::Numeric);
+                text += &format!("{fen} {result} {score}\n");
+            }
+        }
+        text += &format!("# games {} positions ...\n", games.len());
+        let txt = temp("same.txt");
+        std::fs::write(&txt, text).unwrap();
+        let read = |files: &[PathBuf]| {
+            let mut v = Vec::new();
+            let games = read_positions::<P>(files, true, |l| {
+                v.push((l.pos, l.result, l.score, l.validation));
+                Ok(())
+            })
+            .unwrap();
+            (games, v)
+        };
+        let (games_text, from_text) = read(std::slice::from_ref(&txt));
+        assert_eq!(games_text, 40);
+        assert_eq!(read(std::slice::from_ref(&bin)), (40, from_text.clone()));
+        assert!(from_text.iter().any(|p| p.3) && from_text.iter().any(|p| !p.3));
+        // Mixed, in either order: the same positions and the split running on across files.
+        let (_, mixed) = read(&[bin.clone(), txt.clone()]);
+        assert_eq!(mixed, read(&[txt.clone(), bin.clone()]).1);
+        let strip = |v: &[(P, f32, Option<f32>, bool)]| {
+            v.iter().map(|p| (p.0, p.1, p.2)).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            strip(&mixed),
+            strip(&[from_text.clone(), from_text].concat())
+        );
+        // The reader of lines (tune label) refuses a binary file, naming it.
+        let e = read_lines(std::slice::from_ref(&bin), |_, _| Ok(())).unwrap_err();
+        assert!(
+            e.to_string().contains("same.bin: a binary data file"),
+            "{e}"
+        );
     }
 
     #[test]

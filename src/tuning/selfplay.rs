@@ -3,7 +3,10 @@
 //!
 //! Game *i* is seeded by (`--seed`, *i*) and games are written in order, so a file
 //! depends only on the flags: shards by seed range can be played on different machines
-//! and given together to `tune fit`.
+//! and given together to `tune fit`, or joined by `tune merge`. The positions are text
+//! lines or, with `--format bin`, the binary records of [`super::record`]; either way
+//! `OUT.part.done` records the byte offset after the last whole game, where a run cut
+//! short goes on.
 
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
@@ -14,7 +17,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+use super::data::DataFormat;
 use super::label::EvalConfig;
+use super::record;
 use crate::egdb::{Database, Wld};
 use crate::matches::openings::english_ballots;
 use crate::notation::{format_hub_move, parse_move, parse_position, write_fen};
@@ -57,6 +62,8 @@ pub struct GamesConfig {
     pub egdb: Option<PathBuf>,
     /// Stop after writing this many games in this run (to test resumption).
     pub stop_after: Option<usize>,
+    /// Text lines or binary records ([`super::record`]).
+    pub format: DataFormat,
 }
 
 /// What OUT.part holds of a run cut short: games and positions written, White's losses,
@@ -92,7 +99,7 @@ impl Done {
 
     /// The record beside `part`, if there is one that `part` (starting with `header`)
     /// bears out.
-    fn read(part: &std::path::Path, header: &str) -> Option<Done> {
+    fn read(part: &std::path::Path, header: &[u8]) -> Option<Done> {
         let text = std::fs::read_to_string(Done::path(part)).ok()?;
         let n: Vec<u64> = text
             .split_whitespace()
@@ -102,7 +109,7 @@ impl Done {
             return None;
         };
         let head = std::fs::read(part).ok()?;
-        (head.len() as u64 >= bytes && head.starts_with(header.as_bytes())).then_some(Done {
+        (head.len() as u64 >= bytes && head.starts_with(header)).then_some(Done {
             games: games as usize,
             positions: positions as usize,
             score: [l as usize, d as usize, w as usize],
@@ -117,9 +124,12 @@ fn game_rng(seed: u64, game: usize) -> MixChain {
     MixChain::new(splitmix64(seed ^ splitmix64(game as u64)))
 }
 
-/// One finished game: its quiet positions (FEN) and White's score.
+/// One finished game: its quiet positions (FEN, or packed for the binary format) and
+/// White's score.
 struct GameData {
     fens: Vec<String>,
+    packed: Vec<u8>,
+    positions: usize,
     result: f64,
 }
 
@@ -184,7 +194,7 @@ pub fn run_games(a: &GamesConfig) -> Result<()> {
     // is always whole, and merging shards never picks up half of one. A shard cut short
     // (a crash, a session's end) goes on from the games OUT.part.done says are there.
     let part = std::path::PathBuf::from(format!("{}.part", a.out.display()));
-    let header = format!(
+    let header_line = format!(
         "# tammi tune games: variant {}, {} games, {budget} per move, {} random plies, seed {}, max {} plies, weights {}, eval {}{}\n",
         a.variant,
         a.games,
@@ -199,6 +209,15 @@ pub fn run_games(a: &GamesConfig) -> Result<()> {
         egdb.as_ref()
             .map_or(String::new(), |(f, _)| format!(", egdb {}", f.display()))
     );
+    let header = match a.format {
+        DataFormat::Text => header_line.clone().into_bytes(),
+        DataFormat::Bin => record::Header {
+            variant: a.variant,
+            scores: false,
+            provenance: header_line[2..].trim_end().to_string(),
+        }
+        .to_bytes(),
+    };
     let resumed = Done::read(&part, &header);
     let out = match resumed {
         Some(done) => {
@@ -222,7 +241,7 @@ pub fn run_games(a: &GamesConfig) -> Result<()> {
             let file = std::fs::File::create(&part)
                 .with_context(|| format!("cannot create {}", part.display()))?;
             let mut out = BufWriter::new(file);
-            out.write_all(header.as_bytes())?;
+            out.write_all(&header)?;
             out
         }
     };
@@ -327,13 +346,23 @@ pub fn run_games(a: &GamesConfig) -> Result<()> {
                             "0.5"
                         };
                         s.score[(g.result * 2.0) as usize] += 1;
-                        s.positions += g.fens.len();
+                        s.positions += g.positions;
                         s.written += 1;
                         for f in &g.fens {
                             let line = format!("{f} {result}\n");
                             s.bytes += line.len() as u64;
                             if let Err(e) = s.out.write_all(line.as_bytes()) {
                                 s.error.get_or_insert(e);
+                            }
+                        }
+                        if a.format == DataFormat::Bin {
+                            match record::write_game(
+                                &mut s.out, a.variant, g.result, &g.packed, None,
+                            ) {
+                                Ok(n) => s.bytes += n,
+                                Err(e) => {
+                                    s.error.get_or_insert(e);
+                                }
                             }
                         }
                         let record = Done {
@@ -384,7 +413,17 @@ pub fn run_games(a: &GamesConfig) -> Result<()> {
         "# games {} positions {} white +{wins} ={draws} -{losses}",
         s.written, s.positions
     );
-    writeln!(s.out, "{line}")?;
+    match a.format {
+        DataFormat::Text => writeln!(s.out, "{line}")?,
+        DataFormat::Bin => {
+            let totals = record::Totals {
+                games: s.written as u64,
+                positions: s.positions as u64,
+                score: s.score.map(|x| x as u64),
+            };
+            s.out.write_all(&totals.end_record())?;
+        }
+    }
     if let Some(e) = s.error.take() {
         return Err(e).with_context(|| format!("writing {}", part.display()));
     }
@@ -428,6 +467,7 @@ fn play_game<P: Board>(
     let mut game = Game::new(start);
     let mut scratch = Vec::new();
     let mut fens = Vec::new();
+    let (mut packed, mut positions) = (Vec::new(), 0);
     // The engine gets the position after the last capture or promotion and the moves
     // since: its draw counters and repetition history come out the same as from the
     // start, without replaying the whole game before every move.
@@ -451,7 +491,11 @@ fn play_game<P: Board>(
             legal[rng.below(legal.len())]
         } else {
             if !legal[0].is_capture() && !has_capture(&pos.pass(), &mut scratch) {
-                fens.push(write_fen(&pos, Notation::Numeric));
+                match a.format {
+                    DataFormat::Text => fens.push(write_fen(&pos, Notation::Numeric)),
+                    DataFormat::Bin => record::pack(&pos, &mut packed),
+                }
+                positions += 1;
             }
             // The database knows the rest of the game (its value ignores the draw
             // counters, as the search's probes do).
@@ -486,5 +530,10 @@ fn play_game<P: Board>(
             None => since.push(format_hub_move::<P>(&mv)),
         }
     };
-    Ok(GameData { fens, result })
+    Ok(GameData {
+        fens,
+        packed,
+        positions,
+        result,
+    })
 }
