@@ -24,7 +24,7 @@ if [ $# -ne 3 ]; then
 fi
 first=$1 last=$2 out=$(realpath -m "$3")
 tammi=${TAMMI:-tammi}
-opts=(--halt now,fail=1 --line-buffer)
+opts=(--will-cite --halt now,fail=1 --line-buffer)
 if [ -n "${HOSTS:-}" ]; then
     opts+=(--sshloginfile "$HOSTS")
     if [ -n "${WORKDIR:-}" ]; then
@@ -38,7 +38,7 @@ fi
 cd "${WORKDIR:-.}"
 for s in $(seq "$first" "$last"); do [ -e "shard-$s.bin" ] || echo "$s"; done | parallel "${opts[@]}" \
     "$tammi" tune games --variant "${VARIANT:-international}" --games "${GAMES:-1000}" \
-    --nodes "${NODES:-1000}" --seed {} --format bin --out 'shard-{}.bin' "${EXTRA:-}"
+    --nodes "${NODES:-1000}" --seed {} --format bin --out 'shard-{}.bin' ${EXTRA:-}
 # In seed order: the merged file depends only on the seeds and flags.
 shards=()
 for s in $(seq "$first" "$last"); do shards+=("shard-$s.bin"); done
