@@ -243,11 +243,8 @@ pub fn read_positions<P: Board>(
         }
         read_lines(std::slice::from_ref(path), |line, at| match line {
             Line::Comment(text) => {
-                let words: Vec<&str> = text[1..].split_whitespace().collect();
-                if words.first() == Some(&"games")
-                    && let Some(g) = words.get(1).and_then(|g| g.parse::<usize>().ok())
-                {
-                    footer_games += g;
+                if let Some(Ok(t)) = super::record::Totals::parse_footer(text) {
+                    footer_games += t.games as usize;
                 }
                 Ok(())
             }
@@ -306,7 +303,14 @@ mod tests {
                 text += &format!("{fen} {result} {score}\n");
             }
         }
-        text += &format!("# games {} positions ...\n", games.len());
+        let positions: usize = games.iter().map(|(_, p)| p.len()).sum();
+        // The footer's White score is not read back: zero will do.
+        let footer = super::super::record::Totals {
+            games: games.len() as u64,
+            positions: positions as u64,
+            score: [0; 3],
+        };
+        text += &format!("{}\n", footer.footer());
         let txt = temp("same.txt");
         std::fs::write(&txt, text).unwrap();
         let read = |files: &[PathBuf]| {

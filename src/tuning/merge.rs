@@ -35,12 +35,6 @@ pub struct Shard {
     pub totals: Totals,
 }
 
-/// `+W =D -L` of White.
-fn wdl(t: &Totals) -> String {
-    let [l, d, w] = t.score;
-    format!("white +{w} ={d} -{l}")
-}
-
 /// Reads `path` whole and says what it holds, or what is wrong with it.
 pub fn check_shard(path: &Path) -> Result<Shard> {
     if record::is_binary(path)? {
@@ -63,19 +57,10 @@ pub fn check_shard(path: &Path) -> Result<Shard> {
         match line {
             Line::Comment(text) => {
                 first.get_or_insert_with(|| text.to_string());
-                let w: Vec<&str> = text[1..].split_whitespace().collect();
-                if let ["games", g, "positions", p, "white", w, d, l] = w[..] {
-                    let n = |x: &str, sign: char| x.strip_prefix(sign).unwrap_or("x").parse().ok();
-                    match (g.parse(), p.parse(), n(l, '-'), n(d, '='), n(w, '+')) {
-                        (Ok(games), Ok(positions), Some(l), Some(d), Some(w)) => {
-                            footer = Some(Totals {
-                                games,
-                                positions,
-                                score: [l, d, w],
-                            })
-                        }
-                        _ => bail!("{at}: a bad footer '{text}'"),
-                    }
+                match Totals::parse_footer(text) {
+                    Some(Ok(t)) => footer = Some(t),
+                    Some(Err(e)) => bail!("{at}: {e}"),
+                    None => {}
                 }
             }
             Line::Data(_) => positions += 1,
@@ -164,7 +149,7 @@ pub fn run_merge(a: &MergeConfig) -> Result<Totals> {
             path.display(),
             s.totals.games,
             s.totals.positions,
-            wdl(&s.totals)
+            s.totals.white_score()
         );
         shards.push(s);
     }
@@ -212,13 +197,7 @@ pub fn run_merge(a: &MergeConfig) -> Result<Totals> {
                         Ok(())
                     })?;
                 }
-                writeln!(
-                    out,
-                    "# games {} positions {} {}",
-                    total.games,
-                    total.positions,
-                    wdl(&total)
-                )?;
+                writeln!(out, "{}", total.footer())?;
             }
         }
         out.flush()?;
@@ -234,7 +213,7 @@ pub fn run_merge(a: &MergeConfig) -> Result<Totals> {
         shards.len(),
         total.games,
         total.positions,
-        wdl(&total)
+        total.white_score()
     );
     Ok(total)
 }

@@ -91,6 +91,46 @@ impl Totals {
         }
     }
 
+    /// `white +W =D -L`.
+    pub fn white_score(&self) -> String {
+        let [l, d, w] = self.score;
+        format!("white +{w} ={d} -{l}")
+    }
+
+    /// The footer line of a text file of `tune games` with these totals:
+    /// `# games N positions M white +W =D -L`.
+    pub fn footer(&self) -> String {
+        format!(
+            "# games {} positions {} {}",
+            self.games,
+            self.positions,
+            self.white_score()
+        )
+    }
+
+    /// The totals of a text file's comment line if it is a footer (it starts `# games`):
+    /// `Err` when it starts so but is not a whole one.
+    pub fn parse_footer(comment: &str) -> Option<Result<Totals, String>> {
+        let words: Vec<&str> = comment.strip_prefix('#')?.split_whitespace().collect();
+        if words.first() != Some(&"games") {
+            return None;
+        }
+        let n = |x: &str, sign: char| x.strip_prefix(sign)?.parse().ok();
+        Some(match words[..] {
+            ["games", g, "positions", p, "white", w, d, l] => {
+                match (g.parse(), p.parse(), n(l, '-'), n(d, '='), n(w, '+')) {
+                    (Ok(games), Ok(positions), Some(l), Some(d), Some(w)) => Ok(Totals {
+                        games,
+                        positions,
+                        score: [l, d, w],
+                    }),
+                    _ => Err(format!("a bad footer '{comment}'")),
+                }
+            }
+            _ => Err(format!("a bad footer '{comment}'")),
+        })
+    }
+
     /// The end record of a file with these totals.
     pub fn end_record(&self) -> Vec<u8> {
         let mut v = vec![END];

@@ -408,21 +408,15 @@ pub fn run_games(a: &GamesConfig) -> Result<()> {
         );
         return Ok(());
     }
-    let [losses, draws, wins] = s.score;
-    let line = format!(
-        "# games {} positions {} white +{wins} ={draws} -{losses}",
-        s.written, s.positions
-    );
+    let totals = record::Totals {
+        games: s.written as u64,
+        positions: s.positions as u64,
+        score: s.score.map(|x| x as u64),
+    };
+    let line = totals.footer();
     match a.format {
         DataFormat::Text => writeln!(s.out, "{line}")?,
-        DataFormat::Bin => {
-            let totals = record::Totals {
-                games: s.written as u64,
-                positions: s.positions as u64,
-                score: s.score.map(|x| x as u64),
-            };
-            s.out.write_all(&totals.end_record())?;
-        }
+        DataFormat::Bin => s.out.write_all(&totals.end_record())?,
     }
     if let Some(e) = s.error.take() {
         return Err(e).with_context(|| format!("writing {}", part.display()));
