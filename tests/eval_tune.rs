@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use common::random_positions;
-use tammi::eval::Weights;
+use tammi::eval::{Evaluator, Weights};
 use tammi::notation::{parse_position, write_fen};
-use tammi::rules::{Bits, Board, English, Notation, Position};
+use tammi::rules::{Bits, Board, English, International, Notation, Position};
 
 fn tammi(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tammi"))
@@ -342,6 +342,101 @@ fn fit_learns_a_planted_signal() {
         header.starts_with("# Evaluation weights: english (trained)."),
         "{header}"
     );
+}
+
+#[test]
+fn fit_learns_a_planted_signal_in_the_rectangles() {
+    // Results decided by material where it differs (so that the built-in weights fit a
+    // K that lets the evaluation speak) and, where it is level, by who has more men in
+    // rectangle window 1 (squares 1, 2, 6, 7, ... 26, 27): fitting the rectangles alone,
+    // on top of the built-in weights, must lower the loss and move the evaluation of the
+    // level positions towards their result.
+    type P = Position<International>;
+    let window: Vec<u32> = (0..6).flat_map(|row| [5 * row + 1, 5 * row + 2]).collect();
+    assert_eq!(window, [1, 2, 6, 7, 11, 12, 16, 17, 21, 22, 26, 27]);
+    let men_in = |bits: u64| {
+        window
+            .iter()
+            .filter(|&&s| bits >> P::bit_of_square(s).unwrap() & 1 == 1)
+            .count() as i32
+    };
+    let data = temp("planted-rectangles.txt");
+    let mut text = String::from("# synthetic\n");
+    let mut kept = Vec::new();
+    for pos in random_positions::<P>(7, 20_000) {
+        let material = pos.white().count() as i32 - pos.black().count() as i32;
+        if pos.kings().any() || material.abs() > 1 {
+            continue;
+        }
+        let (w, b) = (pos.white().to_u128() as u64, pos.black().to_u128() as u64);
+        let signal = if material != 0 {
+            material
+        } else {
+            men_in(w) - men_in(b)
+        };
+        let result = match signal.signum() {
+            1 => 1.0,
+            -1 => 0.0,
+            _ => continue,
+        };
+        text.push_str(&format!(
+            "{} {result}\n",
+            write_fen(&pos, Notation::Numeric)
+        ));
+        if material == 0 {
+            kept.push((pos, result));
+        }
+    }
+    assert!(kept.len() > 1000, "{} level positions", kept.len());
+    std::fs::write(&data, text).unwrap();
+    let out = temp("planted-rectangles-weights.txt");
+    let o = tammi(&[
+        "tune",
+        "fit",
+        "--variant",
+        "international",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--rectangles",
+        "--rectangles-only",
+        "--epochs",
+        "40",
+        "--report-every",
+        "20",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let l = losses(&stdout);
+    assert!(*l.last().unwrap() < l[0] - 0.05, "{stdout}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let fitted = Weights::parse(&text, 50).unwrap();
+    let base = Weights::embedded(tammi::rules::Variant::International);
+    assert!(fitted.has_rectangles());
+    assert_eq!(
+        fitted.params()[..base.params().len()],
+        base.params()[..],
+        "the rest stays"
+    );
+    // The rectangles' share of the evaluation points to the result.
+    let (new, old) = (
+        Evaluator::<P>::with_weights(&fitted),
+        Evaluator::<P>::with_weights(&base),
+    );
+    let agree = kept
+        .iter()
+        .filter(|(pos, result)| {
+            let d = new.evaluate(pos) - old.evaluate(pos);
+            let white = if pos.side() == tammi::rules::Color::White {
+                d
+            } else {
+                -d
+            };
+            (white > 0) == (*result == 1.0)
+        })
+        .count();
+    assert!(agree * 5 > kept.len() * 4, "{agree} of {}", kept.len());
 }
 
 /// `tammi args`: it must fail with status 2 and an error containing every `expected`.

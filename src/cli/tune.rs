@@ -164,7 +164,12 @@ fitted first with the base weights, then Adam adjusts every weight except 'man' 
 unit, fixed) and the non-linear ones (king_mobility_cap, *_pct), with an L2 penalty
 (--l2) on the table entries. The loss (without the penalty) is printed per epoch
 (training and validation); the rounded weights are written with a header saying
-how they were produced.";
+how they were produced.
+
+On 10x10 boards --rectangles adds the rectangle tables (four tables of 3^12
+configurations of 12-square windows, opening and endgame values: 4.25 million
+weights, see tuning/README.md) to the fit, starting from zero when --base has none;
+--rectangles-only fits them alone, on top of --base.";
 
 #[derive(Args, Debug)]
 #[command(after_help = FIT_HELP)]
@@ -197,6 +202,16 @@ pub struct FitArgs {
     /// Keep the pattern values as they are in --base (fit the scalars and tables only).
     #[arg(long)]
     pub keep_patterns: bool,
+    /// Fit the rectangle tables too (10x10 boards), from zero when --base has none.
+    #[arg(long)]
+    pub rectangles: bool,
+    /// L2 penalty on the rectangle entries (default: --l2). Most of the 4 million
+    /// configurations occur in a handful of positions, so they want a stronger pull to 0.
+    #[arg(long)]
+    pub l2_rectangles: Option<f64>,
+    /// With --rectangles: fit the rectangles alone, every other weight as in --base.
+    #[arg(long, requires = "rectangles")]
+    pub rectangles_only: bool,
     /// Share of the search score in the target (0: the game result alone, 1: the score
     /// alone); above 0 every position needs a score ('tune label').
     #[arg(long, default_value_t = 0.0)]
@@ -215,6 +230,9 @@ impl From<&FitArgs> for FitConfig {
             base: a.base.clone(),
             report_every: a.report_every,
             keep_patterns: a.keep_patterns,
+            rectangles: a.rectangles,
+            l2_rectangles: a.l2_rectangles.unwrap_or(a.l2),
+            rectangles_only: a.rectangles_only,
             lambda: a.lambda,
         }
     }

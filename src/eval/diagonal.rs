@@ -17,6 +17,7 @@ use crate::rules::geometry::{DOWN_LEFT, DOWN_RIGHT, UP_LEFT, UP_RIGHT, reverse};
 use crate::rules::{Bits, Board, Color, Goal, Position, Rules};
 
 use super::endgame::{self, Ending, Material};
+use super::rectangles;
 use super::weights::{PATTERN_STATES, PATTERN_UNIT, TABLES, pattern_phases};
 use super::{Evaluate, Features, Term, Weights, distance};
 
@@ -38,6 +39,9 @@ trait Sink<B> {
     /// The pattern windows (`shifts`, see [`window_shifts`]) over the `white` and `black`
     /// pieces (ghost-layout bits), with `phase` as for the tables.
     fn patterns(&mut self, shifts: &[[u32; 4]], white: u64, black: u64, phase: i32);
+    /// The rectangles (10x10 boards) over the `white` and `black` men (ghost-layout
+    /// bits), with `phase` as for the tables.
+    fn rectangles(&mut self, white: u64, black: u64, phase: i32);
 }
 
 /// The search's sink: the score itself.
@@ -91,6 +95,17 @@ impl<B: Bits> Sink<B> for Score<'_, B> {
             open * phase + end * (self.t.start_pieces - phase)
         };
     }
+    #[inline(always)]
+    fn rectangles(&mut self, white: u64, black: u64, phase: i32) {
+        let (mut open, mut end) = (0, 0);
+        for w in 0..rectangles::WINDOWS {
+            let (i, sign) = rectangles::entry(w, white, black);
+            let [o, e] = self.t.rectangles[i];
+            open += sign * o as i32;
+            end += sign * e as i32;
+        }
+        self.patterns += open * phase + end * (self.t.start_pieces - phase);
+    }
 }
 
 /// The tuner's sink: counts per parameter.
@@ -101,6 +116,23 @@ struct Tracer<'a, B> {
 
 impl<B: Bits> Sink<B> for Tracer<'_, B> {
     const TRACING: bool = true;
+    fn rectangles(&mut self, white: u64, black: u64, phase: i32) {
+        let base = Weights::NAMES.len() + TABLES.len() * self.t.squares + self.t.w.patterns.len();
+        let per_phase = rectangles::TABLES * rectangles::STATES;
+        let end = self.t.start_pieces - phase;
+        for w in 0..rectangles::WINDOWS {
+            let (i, sign) = rectangles::entry(w, white, black);
+            let i = base + i;
+            if phase != 0 {
+                self.f.sparse_fine.push((i as u32, sign * phase));
+            }
+            if end != 0 {
+                self.f
+                    .sparse_fine
+                    .push(((i + per_phase) as u32, sign * end));
+            }
+        }
+    }
     fn add(&mut self, term: Term, count: i32) {
         self.f.coarse[term as usize] += count;
     }
@@ -195,6 +227,11 @@ pub struct DiagonalTables<B> {
     pattern_phases: usize,
     /// Whether any pattern value is non-zero (else the patterns are skipped).
     has_patterns: bool,
+    /// The rectangle tables (see [`rectangles`]), (opening, endgame) per entry; empty
+    /// when the weights have none.
+    rectangles: Vec<[i16; 2]>,
+    /// Whether any rectangle value is non-zero (else they are skipped).
+    has_rectangles: bool,
 }
 
 /// Base-3 value of the 8 bits of `x` (bit `j` is digit `j`): the index of a window whose
@@ -297,6 +334,19 @@ fn board_patterns(w: &Weights, n: usize, phases: usize) -> Vec<[i16; 2]> {
         }
     }
     out
+}
+
+/// The search's rectangle tables: (opening, endgame) per entry, in 16 bits (the
+/// values are within ±PATTERN_LIMIT centi-men); none when `w` has no rectangles.
+fn rectangle_entries(w: &Weights) -> Vec<[i16; 2]> {
+    let per_phase = rectangles::TABLES * rectangles::STATES;
+    if w.rectangles.len() != rectangles::PARAMS {
+        return Vec::new();
+    }
+    let clamp = |v: i32| v.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
+    (0..per_phase)
+        .map(|k| [clamp(w.rectangles[k]), clamp(w.rectangles[per_phase + k])])
+        .collect()
 }
 
 /// The board's squares.
@@ -452,6 +502,10 @@ fn terms<R: Rules, S: Sink<R::B>>(
         let (w, b) = (white.to_u128() as u64, black.to_u128() as u64);
         sink.patterns(shifts, w, b, phase);
     }
+    // The rectangles read men only; their tables exist on 10x10 boards alone.
+    if t.has_rectangles || (S::TRACING && !t.rectangles.is_empty()) {
+        sink.rectangles(wm.to_u128() as u64, bm.to_u128() as u64, phase);
+    }
 
     if R::GOAL != Goal::Normal {
         return Ending::Normal;
@@ -517,6 +571,8 @@ impl<R: Rules> Evaluate for Position<R> {
             patterns: board_patterns(w, windows(width).len(), pattern_phases(squares)),
             pattern_phases: pattern_phases(squares),
             has_patterns: w.has_patterns() && !windows(width).is_empty(),
+            rectangles: rectangle_entries(w),
+            has_rectangles: w.has_rectangles() && width == 10,
         };
         let bits: Vec<u32> = (0..128).filter(|&b| (R::GEO.board >> b) & 1 == 1).collect();
         // Row from colour c's back row (0) to its promotion row (width - 1).

@@ -12,6 +12,7 @@ pub mod frisian;
 pub mod network;
 mod network_simd;
 pub mod orthogonal;
+pub mod rectangles;
 pub mod weights;
 
 pub use network::{Accumulator, Network};

@@ -1,6 +1,7 @@
 //! The evaluation weights: `name value` lines from the files under `tuning/weights/`,
 //! embedded at build time so the binary carries its own numbers.
 
+use super::rectangles;
 use crate::rules::{ALL_VARIANTS, Layout, Variant};
 
 macro_rules! weights {
@@ -23,6 +24,10 @@ macro_rules! weights {
             /// [`pattern_windows`]), at `(phase * windows + window) * PATTERN_STATES +
             /// index` (one phase on 8x8, opening then endgame on 10x10); empty elsewhere.
             pub patterns: Vec<i32>,
+            /// 10x10 boards: the rectangle tables (see [`super::rectangles`]), all
+            /// [`super::rectangles::PARAMS`] of them, or none when the file has no
+            /// `rectangles` line.
+            pub rectangles: Vec<i32>,
         }
 
         /// The scalar weights by position, for evaluations that index them (`Term::tempo as
@@ -77,6 +82,7 @@ macro_rules! weights {
                     king_square_opening: vec![0; squares],
                     king_square_endgame: vec![0; squares],
                     patterns: vec![0; pattern_params(squares)],
+                    rectangles: Vec::new(),
                 }
             }
         }
@@ -159,6 +165,15 @@ pub fn pattern_phases(squares: usize) -> usize {
     match board_of(squares) {
         Some((Layout::Diagonal, 10)) => 2,
         _ => 1,
+    }
+}
+
+/// How many rectangle values a board with `squares` playable squares can have: the
+/// 10x10 diagonal boards have [`rectangles::PARAMS`], the others none.
+pub fn rectangle_params(squares: usize) -> usize {
+    match board_of(squares) {
+        Some((Layout::Diagonal, 10)) => rectangles::PARAMS,
+        _ => 0,
     }
 }
 
@@ -267,6 +282,8 @@ impl Weights {
         let mut seen: Vec<&str> = Vec::new();
         // Whole centi-men until a `pattern_unit` line says otherwise.
         let (mut file_unit, mut patterns_seen) = (1, false);
+        // The `rectangles` line (its number and what it announces) and the data after it.
+        let (mut rect_header, mut rect_data) = (None, String::new());
         for (i, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
@@ -275,6 +292,35 @@ impl Weights {
             let mut parts = line.split_whitespace();
             let name = parts.next().unwrap_or("");
             let values: Vec<&str> = parts.collect();
+            if name == "rectangles" {
+                let at = |e: String| format!("line {}: {e}", i + 1);
+                if rect_header.is_some() {
+                    return Err(at("'rectangles' is given twice".into()));
+                }
+                if rectangle_params(squares) == 0 {
+                    return Err(at("rectangles exist on 10x10 diagonal boards only".into()));
+                }
+                rect_header = Some((i + 1, rectangles::parse_header(&values).map_err(at)?));
+                continue;
+            }
+            if name == "rectangle_data" {
+                if rect_header.is_none() {
+                    return Err(format!(
+                        "line {}: 'rectangle_data' before the 'rectangles' line",
+                        i + 1
+                    ));
+                }
+                match values[..] {
+                    [data] => rect_data.push_str(data),
+                    _ => {
+                        return Err(format!(
+                            "line {}: expected 'rectangle_data BASE64', found '{line}'",
+                            i + 1
+                        ));
+                    }
+                }
+                continue;
+            }
             if name == "pattern" {
                 w.parse_pattern_line(&values, squares, file_unit)
                     .map_err(|e| format!("line {}: {e}", i + 1))?;
@@ -333,6 +379,10 @@ impl Weights {
             .collect();
         if !missing.is_empty() {
             return Err(format!("missing weights: {}", missing.join(", ")));
+        }
+        if let Some((line, announced)) = rect_header {
+            w.rectangles = rectangles::decode(announced, &rect_data)
+                .map_err(|e| format!("line {line} and the rectangle_data after it: {e}"))?;
         }
         Ok(w)
     }
@@ -408,6 +458,24 @@ impl Weights {
         self.patterns.iter().any(|&v| v != 0)
     }
 
+    /// Whether any rectangle value is non-zero (else the evaluation skips them).
+    pub fn has_rectangles(&self) -> bool {
+        self.rectangles.iter().any(|&v| v != 0)
+    }
+
+    /// Give a 10x10 board's weights their rectangle tables, all zero, if they have none
+    /// (to fit them from nothing); an error on other boards.
+    pub fn add_rectangles(&mut self) -> Result<(), String> {
+        let n = rectangle_params(self.squares());
+        if n == 0 {
+            return Err("rectangles exist on 10x10 diagonal boards only".into());
+        }
+        if self.rectangles.is_empty() {
+            self.rectangles = vec![0; n];
+        }
+        Ok(())
+    }
+
     fn table_mut(&mut self, name: &str) -> Option<&mut Vec<i32>> {
         match name {
             "man_square_opening" => Some(&mut self.man_square_opening),
@@ -446,6 +514,7 @@ impl Weights {
             v.extend_from_slice(t);
         }
         v.extend_from_slice(&self.patterns);
+        v.extend_from_slice(&self.rectangles);
         v
     }
 
@@ -454,7 +523,7 @@ impl Weights {
         let n = self.squares();
         assert_eq!(
             v.len(),
-            Weights::NAMES.len() + 4 * n + self.patterns.len(),
+            Weights::NAMES.len() + 4 * n + self.patterns.len() + self.rectangles.len(),
             "parameter count"
         );
         for (i, name) in Weights::NAMES.iter().enumerate() {
@@ -468,6 +537,9 @@ impl Weights {
         }
         let len = self.patterns.len();
         self.patterns.copy_from_slice(&v[at..at + len]);
+        at += len;
+        let len = self.rectangles.len();
+        self.rectangles.copy_from_slice(&v[at..at + len]);
     }
 
     /// The name of parameter `i` of [`Weights::params`]: `tempo`, `man_square_opening[5]`
@@ -478,6 +550,18 @@ impl Weights {
             return Weights::NAMES[i].to_string();
         }
         let n = self.squares();
+        let rect_from = ns + 4 * n + self.patterns.len();
+        if i >= rect_from {
+            let r = i - rect_from;
+            let per_phase = rectangles::TABLES * rectangles::STATES;
+            let phase = if r < per_phase { "opening" } else { "endgame" };
+            let (table, config) = (r % per_phase / rectangles::STATES, r % rectangles::STATES);
+            return format!(
+                "rectangle {} {} ({phase})",
+                table + 1,
+                rectangles::configuration_text(config)
+            );
+        }
         if i >= ns + 4 * n {
             let p = i - ns - 4 * n;
             let windows = pattern_windows(n);
@@ -550,6 +634,15 @@ impl Weights {
                     out.push('\n');
                 }
             }
+        }
+        if !self.rectangles.is_empty() {
+            out.push_str(
+                "\n# Rectangles: 4 tables of 3^12 configurations, opening and endgame values in\n",
+            );
+            out.push_str(&format!(
+                "# 1/{PATTERN_UNIT} centi-men, packed (see src/eval/rectangles.rs).\n"
+            ));
+            out.push_str(&rectangles::encode(&self.rectangles));
         }
         out
     }
@@ -669,6 +762,61 @@ mod tests {
                 "{file}"
             );
         }
+    }
+
+    #[test]
+    fn rectangle_lines_round_trip_and_fail_clearly() {
+        let mut w = Weights::embedded(Variant::International);
+        w.add_rectangles().unwrap();
+        w.rectangles[7] = 5;
+        w.rectangles[rectangles::PARAMS - 1] = -9 * PATTERN_UNIT;
+        let text = w.to_text(&["test".into()]);
+        assert_eq!(Weights::parse(&text, 50).unwrap(), w);
+        let line_of = |prefix: &str| text.lines().position(|l| l.starts_with(prefix)).unwrap() + 1;
+        let header = line_of("rectangles ");
+        // A cut file: the data end early, and the checksum says so, naming the line.
+        let cut = &text[..text.len() - 4];
+        let e = Weights::parse(cut, 50).unwrap_err();
+        assert!(
+            e.starts_with(&format!("line {header} and the rectangle_data")),
+            "{e}"
+        );
+        assert!(e.contains("checksum"), "{e}");
+        // Data without the header line, a second header, a bad header, a small board.
+        let data_only: String = text
+            .lines()
+            .filter(|l| !l.starts_with("rectangles "))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let e = Weights::parse(&data_only, 50).unwrap_err();
+        assert!(
+            e.contains("'rectangle_data' before the 'rectangles' line"),
+            "{e}"
+        );
+        let e = Weights::parse(&format!("{text}rectangles 0 0\n"), 50).unwrap_err();
+        assert!(e.contains("'rectangles' is given twice"), "{e}");
+        let bad = text.replace("rectangles 2 ", "rectangles two ");
+        let e = Weights::parse(&bad, 50).unwrap_err();
+        assert!(
+            e.starts_with(&format!(
+                "line {header}: expected 'rectangles ENTRIES CHECKSUM'"
+            )),
+            "{e}"
+        );
+        let english = format!(
+            "{}rectangles 0 cbf29ce484222325\n",
+            embedded_text(Variant::English).1
+        );
+        let e = Weights::parse(&english, 32).unwrap_err();
+        assert!(e.contains("10x10 diagonal boards only"), "{e}");
+        // An empty table set announced as such reads as all zero.
+        let empty = format!(
+            "{}rectangles 0 cbf29ce484222325\n",
+            embedded_text(Variant::International).1
+        );
+        let w = Weights::parse(&empty, 50).unwrap();
+        assert_eq!(w.rectangles.len(), rectangles::PARAMS);
+        assert!(!w.has_rectangles());
     }
 
     #[test]

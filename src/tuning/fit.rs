@@ -11,7 +11,7 @@ use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
 
 use super::data;
-use crate::eval::weights::PATTERN_UNIT;
+use crate::eval::weights::{PATTERN_LIMIT, PATTERN_UNIT};
 use crate::eval::{Evaluate, Evaluator, Weights};
 use crate::rules::Variant;
 use crate::with_board;
@@ -38,6 +38,12 @@ pub struct FitConfig {
     pub report_every: usize,
     /// Keep the pattern values as they are in `base` (fit the scalars and tables only).
     pub keep_patterns: bool,
+    /// Fit the rectangle tables (10x10 boards), from zero when `base` has none.
+    pub rectangles: bool,
+    /// L2 penalty on the rectangle entries.
+    pub l2_rectangles: f64,
+    /// Fit the rectangles alone (with `rectangles`), the other weights as in `base`.
+    pub rectangles_only: bool,
     /// Share of the search score in the target (0: the game result alone, 1: the score
     /// alone); above 0 every position needs a score ('tune label').
     pub lambda: f64,
@@ -216,6 +222,12 @@ fn check_fit_config(a: &FitConfig) -> Result<()> {
     if a.report_every == 0 {
         bail!("--report-every must be at least 1");
     }
+    if !(a.l2_rectangles.is_finite() && (0.0..=1.0).contains(&a.l2_rectangles)) {
+        bail!(
+            "--l2-rectangles must be a number from 0 to 1, got {}",
+            a.l2_rectangles
+        );
+    }
     if !(0.0..=1.0).contains(&a.lambda) {
         bail!("--lambda must be a number from 0 to 1, got {}", a.lambda);
     }
@@ -264,6 +276,11 @@ pub fn run_fit(a: &FitConfig) -> Result<()> {
             ),
         ),
     };
+    let mut base = base;
+    if a.rectangles {
+        base.add_rectangles()
+            .map_err(|e| anyhow::anyhow!("--rectangles: {e}, not on {}", a.variant))?;
+    }
     let started = Instant::now();
     let (mut train, mut valid, skipped, games, seen) = with_board!(a.variant, P => {
         load::<P>(&a.data, &Evaluator::<P>::with_weights(&base), a.lambda > 0.0)?
@@ -282,10 +299,12 @@ pub fn run_fit(a: &FitConfig) -> Result<()> {
     let params = base.params();
     let mut w: Vec<f64> = params.iter().map(|&v| v as f64).collect();
     let patterns_from = Weights::NAMES.len() + 4 * squares;
+    let rectangles_from = patterns_from + base.patterns.len();
     let free: Vec<bool> = (0..w.len())
         .map(|i| {
             let fixed = i < Weights::NAMES.len() && fixed(Weights::NAMES[i]);
-            let kept = a.keep_patterns && i >= patterns_from;
+            let kept = (a.keep_patterns && i >= patterns_from && i < rectangles_from)
+                || (a.rectangles_only && i < rectangles_from);
             !fixed && !kept
         })
         .collect();
@@ -319,7 +338,12 @@ pub fn run_fit(a: &FitConfig) -> Result<()> {
     for epoch in 1..=a.epochs {
         let mut g = gradient(&train, &w, k);
         for (j, gj) in g.iter_mut().enumerate().skip(Weights::NAMES.len()) {
-            *gj += a.l2 * w[j] / (unit[j] * unit[j]);
+            let l2 = if j >= rectangles_from {
+                a.l2_rectangles
+            } else {
+                a.l2
+            };
+            *gj += l2 * w[j] / (unit[j] * unit[j]);
         }
         let t = epoch as i32;
         for j in 0..w.len() {
@@ -341,7 +365,19 @@ pub fn run_fit(a: &FitConfig) -> Result<()> {
             diverged(epoch, &[t, v], &w, a.lr)?;
         }
     }
-    let rounded: Vec<i32> = w.iter().map(|x| x.round() as i32).collect();
+    // Pattern and rectangle values are held within ±PATTERN_LIMIT centi-men.
+    let limit = (PATTERN_LIMIT * PATTERN_UNIT) as f64;
+    let rounded: Vec<i32> = w
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            if i >= patterns_from {
+                x.clamp(-limit, limit).round() as i32
+            } else {
+                x.round() as i32
+            }
+        })
+        .collect();
     let wr: Vec<f64> = rounded.iter().map(|&x| x as f64).collect();
     let (train1, valid1) = (loss(&train, &wr, k), loss(&valid, &wr, k));
     println!("rounded: loss {train1:.6} (validation {valid1:.6})");
@@ -352,8 +388,21 @@ pub fn run_fit(a: &FitConfig) -> Result<()> {
     let header = vec![
         format!("Evaluation weights: {} (trained).", a.variant),
         format!(
-            "Produced by `tammi tune fit --variant {} --epochs {} --lr {} --l2 {} --lambda {}` from {}",
+            "Produced by `tammi tune fit --variant {}{} --epochs {} --lr {} --l2 {} --lambda {}` from {}",
             a.variant,
+            if a.rectangles {
+                format!(
+                    " --rectangles{} --l2-rectangles {}",
+                    if a.rectangles_only {
+                        " --rectangles-only"
+                    } else {
+                        ""
+                    },
+                    a.l2_rectangles
+                )
+            } else {
+                String::new()
+            },
             a.epochs,
             a.lr,
             a.l2,
