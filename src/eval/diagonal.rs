@@ -234,19 +234,21 @@ pub struct DiagonalTables<B> {
     has_rectangles: bool,
 }
 
-/// Base-3 value of the 8 bits of `x` (bit `j` is digit `j`): the index of a window whose
-/// pieces of one colour are `x` and the rest empty. `REVERSED` reads bit `j` as digit
-/// `7 - j`, the same window seen from the other side of the board.
-const fn base3_table(reversed: bool) -> [u16; 256] {
-    let mut t = [0u16; 256];
+/// Base-3 value of each `x` below `N = 2^k` (bit `j` is digit `j`): the index of a
+/// window of `k` squares whose pieces of one colour are `x` and the rest empty. `reversed`
+/// reads bit `j` as digit `k - 1 - j`, the same window seen from the other side of the
+/// board. The 4x4 windows have 8 squares, the rectangles 12.
+pub(super) const fn base3_table<const N: usize>(reversed: bool) -> [u32; N] {
+    let k = N.trailing_zeros();
+    let mut t = [0u32; N];
     let mut x = 0;
-    while x < 256 {
-        let mut v = 0u16;
+    while x < N {
+        let mut v = 0u32;
         let mut j = 0;
-        while j < 8 {
-            let digit = if reversed { 7 - j } else { j };
+        while j < k {
+            let digit = if reversed { k - 1 - j } else { j };
             if (x >> j) & 1 == 1 {
-                v += 3u16.pow(digit);
+                v += 3u32.pow(digit);
             }
             j += 1;
         }
@@ -255,8 +257,8 @@ const fn base3_table(reversed: bool) -> [u16; 256] {
     }
     t
 }
-const BASE3: [u16; 256] = base3_table(false);
-const BASE3_REVERSED: [u16; 256] = base3_table(true);
+const BASE3: [u32; 256] = base3_table(false);
+const BASE3_REVERSED: [u32; 256] = base3_table(true);
 
 /// Bit shifts of the four rows of each 4x4 window of a `width`-wide ghost layout (board
 /// rows of `width / 2` squares in consecutive bits, a ghost bit after every two rows), for

@@ -16,7 +16,8 @@
 //! [`encode`]): only the non-zero entries, packed and in base64, since 4 million
 //! `name value` lines would be a hundred megabytes.
 
-use super::weights::{PATTERN_LIMIT, PATTERN_UNIT};
+use super::diagonal::base3_table;
+use super::weights::{PATTERN_LIMIT, PATTERN_UNIT, window_text};
 
 /// Windows on the board.
 pub const WINDOWS: usize = 8;
@@ -62,26 +63,7 @@ fn window_bits(b: u64, w: usize) -> usize {
         | (((b >> s[5]) & 3) << 10)) as usize
 }
 
-/// Base-3 value of the 12 bits of `x` (bit `j` is digit `j`, or `11 - j` when
-/// `reversed`: the window as its image under the half turn reads it).
-const fn base3_table(reversed: bool) -> [u32; 4096] {
-    let mut t = [0u32; 4096];
-    let mut x = 0;
-    while x < 4096 {
-        let mut v = 0u32;
-        let mut j = 0;
-        while j < 12 {
-            let digit = if reversed { 11 - j } else { j };
-            if (x >> j) & 1 == 1 {
-                v += 3u32.pow(digit);
-            }
-            j += 1;
-        }
-        t[x] = v;
-        x += 1;
-    }
-    t
-}
+/// The base-3 indices of a window's 12 bits, read in order and reversed.
 static BASE3: [u32; 4096] = base3_table(false);
 static BASE3_REVERSED: [u32; 4096] = base3_table(true);
 
@@ -107,16 +89,7 @@ pub fn entry(w: usize, white: u64, black: u64) -> (usize, i32) {
 /// A configuration as text: six rows of two squares, top row first, left square first,
 /// `.` empty, `w` a white man, `b` a black man, e.g. `../.b/bb/../w./ww`.
 pub fn configuration_text(index: usize) -> String {
-    let mut out = String::with_capacity(17);
-    let mut x = index % STATES;
-    for i in 0..12 {
-        if i > 0 && i % 2 == 0 {
-            out.push('/');
-        }
-        out.push(['.', 'w', 'b'][x % 3]);
-        x /= 3;
-    }
-    out
+    window_text(index % STATES, 12, ['.', 'w', 'b'])
 }
 
 /// The largest value an entry may hold, in 1/PATTERN_UNIT centi-men.

@@ -207,13 +207,19 @@ pub fn pattern_params(squares: usize) -> usize {
 /// far row first, left square first, `.` empty, `o` own piece, `x` opponent's, e.g.
 /// `o./.x/../oo`. Square `i` (0-based, that order) is the base-3 digit `i` of the index.
 pub fn pattern_text(index: usize) -> String {
-    let mut out = String::with_capacity(11);
+    window_text(index, 8, ['.', 'o', 'x'])
+}
+
+/// The configuration `index` of a window of `squares` squares as text: rows of two
+/// squares joined by `/`, square `i` (base-3 digit `i`) written as `symbols[digit]`.
+pub fn window_text(index: usize, squares: usize, symbols: [char; 3]) -> String {
+    let mut out = String::with_capacity(squares * 3 / 2);
     let mut x = index;
-    for i in 0..8 {
+    for i in 0..squares {
         if i > 0 && i % 2 == 0 {
             out.push('/');
         }
-        out.push(['.', 'o', 'x'][x % 3]);
+        out.push(symbols[x % 3]);
         x /= 3;
     }
     out
