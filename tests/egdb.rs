@@ -736,7 +736,7 @@ fn with_distances_long_wins_are_won_within_the_40_move_rule() {
     let path = dir.join("english4.egdb");
     let mut db = Database::build(Variant::English, 4, |_, _, _| {}).unwrap();
     db.save(&path).unwrap();
-    db.build_distances(4, |_| {}).unwrap();
+    db.build_distances(4, &mut |_| {}).unwrap();
     db.save_distances(&tammi::egdb::distance::distance_path(&path))
         .unwrap();
     let geo = Geometry::of::<P>();

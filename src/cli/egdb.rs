@@ -259,7 +259,7 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
             }
             // Written slice by slice to OUT.part (an unwritable output is refused before
             // any work), renamed when whole; a run cut short goes on from OUT.part.
-            db.build_distances_to(pieces, &out, |p| {
+            db.build_distances_to(pieces, &out, &mut |p| {
                 let s = p.slice;
                 let what = match p.longest {
                     Some(d) => format!("longest {d} plies"),

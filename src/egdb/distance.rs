@@ -286,11 +286,12 @@ pub struct DistanceProgress<'a> {
 
 impl Database {
     /// Compute the distance tables of every slice of 2 to `max_pieces` pieces (at most
-    /// the database's), replacing any the database had.
+    /// the database's), replacing any the database had. (`progress` is a `dyn` so that
+    /// the variants' builders are compiled here once, not again in each calling crate.)
     pub fn build_distances(
         &mut self,
         max_pieces: usize,
-        progress: impl FnMut(&DistanceProgress),
+        progress: &mut dyn FnMut(&DistanceProgress),
     ) -> Result<()> {
         self.check_distance_pieces(max_pieces)?;
         let none = vec![None; Slice::ID_LIMIT];
@@ -306,7 +307,7 @@ impl Database {
         &mut self,
         max_pieces: usize,
         out: &Path,
-        progress: impl FnMut(&DistanceProgress),
+        progress: &mut dyn FnMut(&DistanceProgress),
     ) -> Result<()> {
         use std::io::{Seek, SeekFrom};
         self.check_distance_pieces(max_pieces)?;
@@ -718,7 +719,7 @@ mod tests {
 
     fn distances_match_plain_iteration<P: EgdbBoard>(n: usize, min_longest: u8) -> u64 {
         let mut db = Database::build(P::VARIANT, n, |_, _, _| {}).unwrap();
-        db.build_distances(n, |_| {}).unwrap();
+        db.build_distances(n, &mut |_| {}).unwrap();
         let geo = Geometry::of::<P>();
         let plain = plain_distances::<P>(&db, &geo, n);
         let mut checked = 0;
@@ -793,7 +794,7 @@ mod tests {
     fn least_distance_play_converts_within_the_distance() {
         type P = crate::rules::Position<crate::rules::English>;
         let mut db = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
-        db.build_distances(3, |_| {}).unwrap();
+        db.build_distances(3, &mut |_| {}).unwrap();
         let geo = Geometry::of::<P>();
         let (mut starts, mut longest) = (0, 0);
         let mut seen = HashMap::new();
@@ -813,7 +814,7 @@ mod tests {
     #[test]
     fn verification_checks_distances_and_catches_wrong_ones() {
         let mut db = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
-        db.build_distances(3, |_| {}).unwrap();
+        db.build_distances(3, &mut |_| {}).unwrap();
         let v = db.verify(20_000, 3);
         assert!(v.distance_checked > 1000, "{v:?}");
         assert_eq!(v.distance_inconsistent, 0, "{:?}", v.examples);
@@ -845,7 +846,7 @@ mod tests {
             .filter(|v| super::super::unsupported(*v).is_none())
         {
             let mut db = Database::build(v, 3, |_, _, _| {}).unwrap();
-            db.build_distances(3, |_| {}).unwrap();
+            db.build_distances(3, &mut |_| {}).unwrap();
             assert!(db.distance_bytes() > 0, "{v}");
         }
     }
@@ -853,7 +854,7 @@ mod tests {
     #[test]
     fn distance_files_round_trip_and_bad_ones_are_refused() {
         let mut db = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
-        db.build_distances(3, |_| {}).unwrap();
+        db.build_distances(3, &mut |_| {}).unwrap();
         let dir = std::env::temp_dir().join(format!("tammi-dtc-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("e3.egdb.dtc");
@@ -890,7 +891,7 @@ mod tests {
         assert!(err.contains("trailing"), "{err}");
         // Another variant's distances, or more pieces than the database's.
         let mut russian = Database::build(Variant::Russian, 3, |_, _, _| {}).unwrap();
-        russian.build_distances(3, |_| {}).unwrap();
+        russian.build_distances(3, &mut |_| {}).unwrap();
         russian.save_distances(&path).unwrap();
         let err = refused(&std::fs::read(&path).unwrap());
         assert!(err.contains("russian"), "{err}");

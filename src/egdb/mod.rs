@@ -349,7 +349,17 @@ impl Database {
     pub fn build(
         variant: Variant,
         max_pieces: usize,
-        progress: impl FnMut(&Slice, usize, usize),
+        mut progress: impl FnMut(&Slice, usize, usize),
+    ) -> Result<Database> {
+        Database::build_variant(variant, max_pieces, &mut progress)
+    }
+
+    // Not generic, so that the variants' builders are compiled here, once, rather than
+    // in every crate that calls `build` with a closure of its own type.
+    fn build_variant(
+        variant: Variant,
+        max_pieces: usize,
+        progress: &mut dyn FnMut(&Slice, usize, usize),
     ) -> Result<Database> {
         check_request(variant, max_pieces)?;
         Ok(crate::with_egdb_board!(variant, P => Database::build_for::<P>(max_pieces, progress)))

@@ -157,7 +157,18 @@ impl Database {
         max_pieces: usize,
         out: &Path,
         options: &BuildOptions,
-        progress: impl FnMut(&Progress),
+        mut progress: impl FnMut(&Progress),
+    ) -> Result<Built> {
+        Database::build_variant_to(variant, max_pieces, out, options, &mut progress)
+    }
+
+    // Not generic (see `Database::build`).
+    fn build_variant_to(
+        variant: Variant,
+        max_pieces: usize,
+        out: &Path,
+        options: &BuildOptions,
+        progress: &mut dyn FnMut(&Progress),
     ) -> Result<Built> {
         check_request(variant, max_pieces)?;
         crate::with_egdb_board!(variant, P => build_to::<P>(max_pieces, out, options, progress))

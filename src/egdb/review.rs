@@ -239,7 +239,7 @@ mod tests {
     #[test]
     fn a_game_ended_before_the_win_could_be_converted_is_told_apart() {
         let mut db = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
-        db.build_distances(3, |_| {}).unwrap();
+        db.build_distances(3, &mut |_| {}).unwrap();
         let start: E = parse_fen("W:WK10,K19:BK1").unwrap();
         let d = db.distance(&start).unwrap() as usize;
         assert!(d > 2, "two kings need a while to catch one: {d}");

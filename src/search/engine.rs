@@ -17,7 +17,7 @@ use crate::with_board;
 
 use super::limits::{EngineOptions, Limits};
 use super::resources::{Change, ErrorCallback, Preparation, Prepared, Resources, egdb_change};
-use super::run::{AnyGame, GameState, Job};
+use super::run::{AnyGame, DoneCallback, GameState, InfoCallback, Job};
 use super::search::Control;
 use super::threads::{Panic, Pool, Slot, Task};
 use super::time;
@@ -319,6 +319,12 @@ impl Engine {
         on_info: impl FnMut(Info) + Send + 'static,
         on_done: impl FnOnce(Done) + Send + 'static,
     ) {
+        self.start(limits, Box::new(on_info), Box::new(on_done));
+    }
+
+    // Not generic, so that the search of every variant is compiled here once rather than
+    // again in each crate that calls `go` with closures of its own types.
+    fn start(&mut self, limits: Limits, on_info: InfoCallback, on_done: DoneCallback) {
         self.stop_and_wait();
         self.collect_preparation();
         // A preparation still at work: the search waits a little for its resources
@@ -332,8 +338,8 @@ impl Engine {
             control: Arc::clone(&control),
             options: self.options.clone(),
             limits,
-            on_info: Box::new(on_info),
-            on_done: Box::new(on_done),
+            on_info,
+            on_done,
             game: self.game_number,
         };
         let game = Arc::clone(&self.game);
