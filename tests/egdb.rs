@@ -768,20 +768,6 @@ fn with_distances_long_wins_are_won_within_the_40_move_rule() {
         let fen = tammi::notation::write_fen(start, tammi::rules::Notation::Numeric);
         assert_eq!(play_out_english(&mut engine, start), "win", "{fen}");
     }
-    // Without the distances, for the record (not a requirement: the search may get
-    // there by itself).
-    std::fs::remove_file(tammi::egdb::distance::distance_path(&path)).unwrap();
-    let mut engine = Engine::new(EngineOptions {
-        hash_mb: 16,
-        egdb: Some(path.clone()),
-        ..EngineOptions::default()
-    })
-    .unwrap();
-    let wins = starts
-        .iter()
-        .filter(|s| play_out_english(&mut engine, s) == "win")
-        .count();
-    eprintln!("without distances: {wins} of {} won", starts.len());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

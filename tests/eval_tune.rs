@@ -402,9 +402,9 @@ fn fit_learns_a_planted_signal_in_the_rectangles() {
         "--rectangles",
         "--rectangles-only",
         "--epochs",
-        "40",
+        "10",
         "--report-every",
-        "20",
+        "5",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);

@@ -670,15 +670,13 @@ mod tests {
         // in whatever order the threads reach them: one thread and several must build
         // the same tables, to the byte. Russian: flying kings take back far, so the
         // sweeps are long and the threads meet on the same predecessors.
-        let build = |threads| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-                .install(|| Database::build(crate::rules::Variant::Russian, 4, |_, _, _| {}))
-                .unwrap()
-        };
-        let (one, many) = (build(1), build(4));
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap()
+            .install(|| Database::build(crate::rules::Variant::Russian, 4, |_, _, _| {}))
+            .unwrap();
+        let many = super::super::four_piece_database(crate::rules::Variant::Russian);
         let stored = one.tables.iter().filter(|t| t.is_some()).count();
         assert!(stored > 30, "{stored}");
         assert!(one.tables == many.tables);
@@ -690,7 +688,7 @@ mod tests {
         // quiet move back across the whole slice, the other solves a configuration of
         // men at a time, most advanced first, taking back the kings' moves alone.
         fn check<P: EgdbBoard>() -> usize {
-            let db = Database::build(P::VARIANT, 4, |_, _, _| {}).unwrap();
+            let db = super::super::four_piece_database(P::VARIANT);
             let geo = Geometry::with_unmoves::<P>();
             let advance = men_advance(&geo).expect("men only go forward");
             let mut decided = 0;
@@ -698,9 +696,9 @@ mod tests {
                 .into_iter()
                 .filter(|s| s.men[0] + s.men[1] >= 2)
             {
-                let whole = solve_by_take_back::<P>(&db, &geo, &slice);
+                let whole = solve_by_take_back::<P>(db, &geo, &slice);
                 assert!(
-                    solve_by_men::<P>(&db, &geo, &slice, &advance) == whole,
+                    solve_by_men::<P>(db, &geo, &slice, &advance) == whole,
                     "{} {slice:?}",
                     P::VARIANT
                 );

@@ -1010,6 +1010,29 @@ fn read_tagged_section(
     ))
 }
 
+/// The 4-piece english and russian databases, built once for all the unit tests that
+/// only read them (each build takes seconds), on a pool of 4 threads whatever the
+/// machine (see `the_values_do_not_depend_on_the_threads`).
+#[cfg(test)]
+pub(crate) fn four_piece_database(variant: Variant) -> &'static Database {
+    use std::sync::OnceLock;
+    static ENGLISH: OnceLock<Database> = OnceLock::new();
+    static RUSSIAN: OnceLock<Database> = OnceLock::new();
+    let cell = match variant {
+        Variant::English => &ENGLISH,
+        Variant::Russian => &RUSSIAN,
+        _ => panic!("no shared test database of {variant}"),
+    };
+    cell.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap()
+            .install(|| Database::build(variant, 4, |_, _, _| {}))
+            .unwrap()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1032,7 +1055,7 @@ mod tests {
     fn retrograde_agrees_with_plain_iteration_up_to_four_pieces() {
         // Build with retrograde analysis, then solve every slice again by iterating to a
         // fixed point over the same smaller slices: the two must agree everywhere.
-        let db = Database::build(Variant::English, 4, |_, _, _| {}).unwrap();
+        let db = four_piece_database(Variant::English);
         let geo = Geometry::with_unmoves::<Pos>();
         let mut checked = 0;
         for slice in all_slices(4) {
@@ -1041,7 +1064,7 @@ mod tests {
             if geo.size(&slice) > 600_000 {
                 continue;
             }
-            let slow = build::solve_slice_by_iteration::<Pos>(&db, &geo, &slice);
+            let slow = build::solve_slice_by_iteration::<Pos>(db, &geo, &slice);
             for (i, v) in slow.iter().enumerate() {
                 // Both sides to move: Black's through the flipped lookup.
                 let Some(sq) = geo.decode(&slice, i as u64) else {
@@ -1274,31 +1297,31 @@ mod tests {
 
     #[test]
     fn textbook_endings() {
-        let db = Database::build(Variant::English, 4, |_, _, _| {}).unwrap();
+        let db = four_piece_database(Variant::English);
         // A king against a king: drawn.
         assert_eq!(
-            probe_fen(&db, Color::White, &[(18, true)], &[(1, true)]),
+            probe_fen(db, Color::White, &[(18, true)], &[(1, true)]),
             Wld::Draw
         );
         // Two kings against one: won for the two, whoever moves (no capture in sight).
         assert_eq!(
-            probe_fen(&db, Color::White, &[(18, true), (19, true)], &[(1, true)]),
+            probe_fen(db, Color::White, &[(18, true), (19, true)], &[(1, true)]),
             Wld::Win
         );
         assert_eq!(
-            probe_fen(&db, Color::Black, &[(18, true), (19, true)], &[(1, true)]),
+            probe_fen(db, Color::Black, &[(18, true), (19, true)], &[(1, true)]),
             Wld::Loss
         );
         // A lone man against a king far away, its path clear: White to move crowns at
         // once (square 5 to 1) and it is a draw, not a loss.
         assert_eq!(
-            probe_fen(&db, Color::White, &[(5, false)], &[(32, true)]),
+            probe_fen(db, Color::White, &[(5, false)], &[(32, true)]),
             Wld::Draw
         );
         // A man en prise: White's man on 14, Black's king on 9 and 18 empty; Black to
         // move takes it and wins.
         assert_eq!(
-            probe_fen(&db, Color::Black, &[(14, false)], &[(9, true)]),
+            probe_fen(db, Color::Black, &[(14, false)], &[(9, true)]),
             Wld::Win
         );
     }
