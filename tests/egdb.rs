@@ -20,7 +20,7 @@ fn scratch(name: &str) -> PathBuf {
 /// A 3-piece database file (built in well under a second).
 fn three_piece_db(dir: &std::path::Path) -> PathBuf {
     let path = dir.join("english3.egdb");
-    Database::build(tammi::rules::Variant::English, 3, |_, _, _| {})
+    Database::build(tammi::rules::Variant::English, 3, &mut |_, _, _| {})
         .unwrap()
         .save(&path)
         .unwrap();
@@ -734,7 +734,7 @@ fn with_distances_long_wins_are_won_within_the_40_move_rule() {
     type P = Position<English>;
     let dir = scratch("dtc-play");
     let path = dir.join("english4.egdb");
-    let mut db = Database::build(Variant::English, 4, |_, _, _| {}).unwrap();
+    let mut db = Database::build(Variant::English, 4, &mut |_, _, _| {}).unwrap();
     db.save(&path).unwrap();
     db.build_distances(4, &mut |_| {}).unwrap();
     db.save_distances(&tammi::egdb::distance::distance_path(&path))
@@ -776,12 +776,12 @@ fn a_directory_of_databases_serves_the_variant_played() {
     let dir = scratch("directory");
     let english = three_piece_db(&dir);
     // Fewer pieces of the same variant: not the one chosen. File names do not matter.
-    Database::build(Variant::English, 2, |_, _, _| {})
+    Database::build(Variant::English, 2, &mut |_, _, _| {})
         .unwrap()
         .save(&dir.join("zz-english-small.egdb"))
         .unwrap();
     let russian = dir.join("r.bin");
-    Database::build(Variant::Russian, 3, |_, _, _| {})
+    Database::build(Variant::Russian, 3, &mut |_, _, _| {})
         .unwrap()
         .save(&russian)
         .unwrap();
@@ -917,7 +917,7 @@ fn the_english_king_against_king_counts_match_the_published_ones() {
     use tammi::notation::parse_fen;
     use tammi::rules::{English, Position};
 
-    let db = Database::build(Variant::English, 2, |_, _, _| {}).unwrap();
+    let db = Database::build(Variant::English, 2, &mut |_, _, _| {}).unwrap();
     let mut counts = [0u32; 3];
     for w in 1..=32u32 {
         for b in (1..=32u32).filter(|&b| b != w) {

@@ -92,7 +92,7 @@ fn database_results_read_as_database_win() {
     let dir = std::env::temp_dir().join(format!("tammi-text-egdb-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("english3.egdb");
-    tammi::egdb::Database::build(tammi::rules::Variant::English, 3, |_, _, _| {})
+    tammi::egdb::Database::build(tammi::rules::Variant::English, 3, &mut |_, _, _| {})
         .unwrap()
         .save(&db)
         .unwrap();

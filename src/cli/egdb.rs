@@ -196,7 +196,7 @@ pub fn run(args: &EgdbArgs) -> Result<i32> {
                 plan.memory.1
             );
             let start = Instant::now();
-            let built = Database::build_to(*variant, *pieces, out, &options, |p| {
+            let built = Database::build_to(*variant, *pieces, out, &options, &mut |p| {
                 let s = p.slice;
                 let how = if p.resumed {
                     "read back from the last run"

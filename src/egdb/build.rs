@@ -674,7 +674,7 @@ mod tests {
             .num_threads(1)
             .build()
             .unwrap()
-            .install(|| Database::build(crate::rules::Variant::Russian, 4, |_, _, _| {}))
+            .install(|| Database::build(crate::rules::Variant::Russian, 4, &mut |_, _, _| {}))
             .unwrap();
         let many = super::super::four_piece_database(crate::rules::Variant::Russian);
         let stored = one.tables.iter().filter(|t| t.is_some()).count();

@@ -286,8 +286,7 @@ pub struct DistanceProgress<'a> {
 
 impl Database {
     /// Compute the distance tables of every slice of 2 to `max_pieces` pieces (at most
-    /// the database's), replacing any the database had. (`progress` is a `dyn` so that
-    /// the variants' builders are compiled here once, not again in each calling crate.)
+    /// the database's), replacing any the database had.
     pub fn build_distances(
         &mut self,
         max_pieces: usize,
@@ -718,7 +717,7 @@ mod tests {
     }
 
     fn distances_match_plain_iteration<P: EgdbBoard>(n: usize, min_longest: u8) -> u64 {
-        let mut db = Database::build(P::VARIANT, n, |_, _, _| {}).unwrap();
+        let mut db = Database::build(P::VARIANT, n, &mut |_, _, _| {}).unwrap();
         db.build_distances(n, &mut |_| {}).unwrap();
         let geo = Geometry::of::<P>();
         let plain = plain_distances::<P>(&db, &geo, n);
@@ -793,7 +792,7 @@ mod tests {
     #[test]
     fn least_distance_play_converts_within_the_distance() {
         type P = crate::rules::Position<crate::rules::English>;
-        let mut db = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
+        let mut db = Database::build(Variant::English, 3, &mut |_, _, _| {}).unwrap();
         db.build_distances(3, &mut |_| {}).unwrap();
         let geo = Geometry::of::<P>();
         let (mut starts, mut longest) = (0, 0);
@@ -813,7 +812,7 @@ mod tests {
 
     #[test]
     fn verification_checks_distances_and_catches_wrong_ones() {
-        let mut db = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
+        let mut db = Database::build(Variant::English, 3, &mut |_, _, _| {}).unwrap();
         db.build_distances(3, &mut |_| {}).unwrap();
         let v = db.verify(20_000, 3);
         assert!(v.distance_checked > 1000, "{v:?}");
@@ -845,7 +844,7 @@ mod tests {
             .into_iter()
             .filter(|v| super::super::unsupported(*v).is_none())
         {
-            let mut db = Database::build(v, 3, |_, _, _| {}).unwrap();
+            let mut db = Database::build(v, 3, &mut |_, _, _| {}).unwrap();
             db.build_distances(3, &mut |_| {}).unwrap();
             assert!(db.distance_bytes() > 0, "{v}");
         }
@@ -853,17 +852,17 @@ mod tests {
 
     #[test]
     fn distance_files_round_trip_and_bad_ones_are_refused() {
-        let mut db = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
+        let mut db = Database::build(Variant::English, 3, &mut |_, _, _| {}).unwrap();
         db.build_distances(3, &mut |_| {}).unwrap();
         let dir = std::env::temp_dir().join(format!("tammi-dtc-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("e3.egdb.dtc");
         db.save_distances(&path).unwrap();
-        let mut back = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
+        let mut back = Database::build(Variant::English, 3, &mut |_, _, _| {}).unwrap();
         back.load_distances(&path).unwrap();
         assert_eq!(back.distances, db.distances);
         let bytes = std::fs::read(&path).unwrap();
-        let mut fresh = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
+        let mut fresh = Database::build(Variant::English, 3, &mut |_, _, _| {}).unwrap();
         let mut refused = |bytes: &[u8]| {
             std::fs::write(&path, bytes).unwrap();
             let err = fresh.load_distances(&path).unwrap_err().to_string();
@@ -890,12 +889,12 @@ mod tests {
         let err = refused(&[bytes.as_slice(), &[0]].concat());
         assert!(err.contains("trailing"), "{err}");
         // Another variant's distances, or more pieces than the database's.
-        let mut russian = Database::build(Variant::Russian, 3, |_, _, _| {}).unwrap();
+        let mut russian = Database::build(Variant::Russian, 3, &mut |_, _, _| {}).unwrap();
         russian.build_distances(3, &mut |_| {}).unwrap();
         russian.save_distances(&path).unwrap();
         let err = refused(&std::fs::read(&path).unwrap());
         assert!(err.contains("russian"), "{err}");
-        let mut two = Database::build(Variant::English, 2, |_, _, _| {}).unwrap();
+        let mut two = Database::build(Variant::English, 2, &mut |_, _, _| {}).unwrap();
         std::fs::write(&path, &bytes).unwrap();
         let err = two.load_distances(&path).unwrap_err().to_string();
         assert!(err.contains("2 to 3 pieces"), "{err}");

@@ -345,18 +345,10 @@ impl Database {
     }
 
     /// Build every slice of 2 to `max_pieces` pieces (at most 7) of `variant`, calling
-    /// `progress` after each with (slice, slices done, slices in all).
+    /// `progress` after each with (slice, slices done, slices in all). The progress
+    /// functions of the builders are `dyn`: a closure's own type would make the builder
+    /// generic, compiled again with every variant's code in each crate that calls it.
     pub fn build(
-        variant: Variant,
-        max_pieces: usize,
-        mut progress: impl FnMut(&Slice, usize, usize),
-    ) -> Result<Database> {
-        Database::build_variant(variant, max_pieces, &mut progress)
-    }
-
-    // Not generic, so that the variants' builders are compiled here, once, rather than
-    // in every crate that calls `build` with a closure of its own type.
-    fn build_variant(
         variant: Variant,
         max_pieces: usize,
         progress: &mut dyn FnMut(&Slice, usize, usize),
@@ -1028,7 +1020,7 @@ pub(crate) fn four_piece_database(variant: Variant) -> &'static Database {
             .num_threads(4)
             .build()
             .unwrap()
-            .install(|| Database::build(variant, 4, |_, _, _| {}))
+            .install(|| Database::build(variant, 4, &mut |_, _, _| {}))
             .unwrap()
     })
 }
@@ -1196,7 +1188,7 @@ mod tests {
     /// Build `P`'s database of up to `n` pieces and compare every position with
     /// [`plain_solve`]; the counts of draws, wins and losses compared.
     fn agrees_with_the_plain_solver<P: EgdbBoard>(n: usize) -> [u64; 3] {
-        let db = Database::build(P::VARIANT, n, |_, _, _| {}).unwrap();
+        let db = Database::build(P::VARIANT, n, &mut |_, _, _| {}).unwrap();
         let geo = Geometry::of::<P>();
         let mut counts = [0u64; 3];
         for (slice, values) in plain_solve::<P>(&geo, n) {
@@ -1328,7 +1320,7 @@ mod tests {
 
     #[test]
     fn verification_passes_a_sound_database_and_catches_a_damaged_one() {
-        let mut db = Database::build(Variant::English, 4, |_, _, _| {}).unwrap();
+        let mut db = Database::build(Variant::English, 4, &mut |_, _, _| {}).unwrap();
         let v = db.verify(50_000, 1);
         assert_eq!(v.checked, 50_000);
         assert_eq!(v.inconsistent, 0, "{:?}", v.examples);
@@ -1348,7 +1340,7 @@ mod tests {
 
     #[test]
     fn save_and_load_round_trip_and_reject_bad_files() {
-        let db = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
+        let db = Database::build(Variant::English, 3, &mut |_, _, _| {}).unwrap();
         let dir = std::env::temp_dir().join(format!("tammi-egdb-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("e3.egdb");

@@ -157,17 +157,6 @@ impl Database {
         max_pieces: usize,
         out: &Path,
         options: &BuildOptions,
-        mut progress: impl FnMut(&Progress),
-    ) -> Result<Built> {
-        Database::build_variant_to(variant, max_pieces, out, options, &mut progress)
-    }
-
-    // Not generic (see `Database::build`).
-    fn build_variant_to(
-        variant: Variant,
-        max_pieces: usize,
-        out: &Path,
-        options: &BuildOptions,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<Built> {
         check_request(variant, max_pieces)?;
@@ -640,7 +629,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         for variant in [Variant::English, Variant::Russian] {
             let whole = dir.join(format!("{variant}-whole.egdb"));
-            let built = Database::build_to(variant, 3, &whole, &options(None), |_| {}).unwrap();
+            let built =
+                Database::build_to(variant, 3, &whole, &options(None), &mut |_| {}).unwrap();
             assert!(matches!(built, Built::Complete(_)));
             let bytes = std::fs::read(&whole).unwrap();
 
@@ -648,7 +638,7 @@ mod tests {
             let run = |max: Option<usize>| {
                 let mut resumed = 0;
                 let mut built = 0;
-                let r = Database::build_to(variant, 3, &parts, &options(max), |p| {
+                let r = Database::build_to(variant, 3, &parts, &options(max), &mut |p| {
                     if p.resumed {
                         resumed += 1;
                     } else {
@@ -752,7 +742,7 @@ mod tests {
         // A .part of another database is refused, not overwritten.
         let other = dir.join("other.egdb");
         std::fs::write(partial_path(&other), b"something else").unwrap();
-        let err = Database::build_to(Variant::English, 3, &other, &options(None), |_| {})
+        let err = Database::build_to(Variant::English, 3, &other, &options(None), &mut |_| {})
             .err()
             .unwrap()
             .to_string();
@@ -763,7 +753,7 @@ mod tests {
             memory_mb: 0,
             max_slices: None,
         };
-        let err = Database::build_to(Variant::English, 3, &small, &tight, |_| {})
+        let err = Database::build_to(Variant::English, 3, &small, &tight, &mut |_| {})
             .err()
             .unwrap()
             .to_string();
@@ -777,7 +767,7 @@ mod tests {
             memory_mb: 5,
             max_slices: None,
         };
-        let err = Database::build_to(Variant::English, 5, &small, &five, |_| built += 1)
+        let err = Database::build_to(Variant::English, 5, &small, &five, &mut |_| built += 1)
             .err()
             .unwrap()
             .to_string();

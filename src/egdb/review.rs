@@ -180,7 +180,7 @@ mod tests {
 
     #[test]
     fn a_move_that_lets_a_win_go_is_the_movers_slip() {
-        let db = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
+        let db = Database::build(Variant::English, 3, &mut |_, _, _| {}).unwrap();
         // Two kings against one, White to move: won for White.
         let start: E = parse_fen("W:WK10,K19:BK1").unwrap();
         assert_eq!(outcome(&db, &start), Outcome::Won(Color::White));
@@ -203,7 +203,7 @@ mod tests {
 
     #[test]
     fn moves_that_keep_the_value_are_no_slips_and_a_win_not_won_is_unconverted() {
-        let db = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
+        let db = Database::build(Variant::English, 3, &mut |_, _, _| {}).unwrap();
         let mut pos: E = parse_fen("W:WK10,K19:BK1").unwrap();
         let mut game = Vec::new();
         // Six plies in which each side plays a move keeping the database value.
@@ -227,7 +227,7 @@ mod tests {
 
     #[test]
     fn positions_with_more_pieces_are_not_judged() {
-        let db = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
+        let db = Database::build(Variant::English, 3, &mut |_, _, _| {}).unwrap();
         let start = E::start();
         let m = moves(&start)[0];
         let r = review(&db, &[(start, m)], &start.play(&m));
@@ -238,7 +238,7 @@ mod tests {
 
     #[test]
     fn a_game_ended_before_the_win_could_be_converted_is_told_apart() {
-        let mut db = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
+        let mut db = Database::build(Variant::English, 3, &mut |_, _, _| {}).unwrap();
         db.build_distances(3, &mut |_| {}).unwrap();
         let start: E = parse_fen("W:WK10,K19:BK1").unwrap();
         let d = db.distance(&start).unwrap() as usize;
@@ -268,7 +268,7 @@ mod tests {
             assert_eq!(r.ended_too_soon(), plies < d, "after {plies} plies");
         }
         // Without the distances the review cannot tell.
-        let plain = Database::build(Variant::English, 3, |_, _, _| {}).unwrap();
+        let plain = Database::build(Variant::English, 3, &mut |_, _, _| {}).unwrap();
         let r = review(&plain, &game[..1], &game[1].0);
         assert_eq!(r.stretch, Some((0, None)));
         assert!(!r.ended_too_soon());
