@@ -12,6 +12,7 @@ pub mod matches;
 pub mod memory;
 pub mod notation;
 pub mod oracle;
+mod parallel;
 pub mod pdn;
 pub mod perft;
 pub mod rng;

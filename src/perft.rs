@@ -2,8 +2,7 @@
 
 use std::hint::black_box;
 
-use rayon::prelude::*;
-
+use crate::parallel;
 use crate::rules::{Board, Move, MoveList};
 
 /// Leaves at `depth` below `pos`. `bulk`: the last ply is counted, not played.
@@ -91,13 +90,8 @@ pub fn perft_threads<P: Board>(pos: &P, depth: u32, bulk: bool, threads: usize) 
         .num_threads(threads)
         .build()
         .expect("thread pool");
-    pool.install(|| {
-        children
-            .par_iter()
-            .with_max_len(1)
-            .map(|c| perft(c, depth - 2, bulk))
-            .sum()
-    })
+    let sum = &|| parallel::sum(children.len(), &|i| perft(&children[i], depth - 2, bulk));
+    pool.install(sum as &(dyn Fn() -> u64 + Sync))
 }
 
 /// A variant's position for the perft entry points below: `fen`, or the start.

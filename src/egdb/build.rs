@@ -11,10 +11,9 @@
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::atomic::{AtomicU8, AtomicU64};
 
-use rayon::prelude::*;
-
 use super::index::{EgdbBoard, Geometry, Slice, Squares};
 use super::{Database, Wld};
+use crate::parallel;
 use crate::rules::{Bits, Color};
 
 /// Build states of one position.
@@ -49,39 +48,37 @@ fn solve_by_take_back<P: EgdbBoard>(db: &Database, geo: &Geometry, slice: &Slice
     let options = huge_vec(size, || AtomicU8::new(0));
 
     // 1. Moves out of the slice, and the count of moves within it.
-    state
-        .par_chunks(CHUNK)
-        .zip(options.par_chunks(CHUNK))
-        .enumerate()
-        .for_each(|(c, (state, options))| {
-            let mut moves = Vec::new();
-            for j in 0..state.len() {
-                let Some(sq) = geo.decode(slice, (c * CHUNK + j) as u64) else {
-                    state[j].store(INVALID, Relaxed);
+    parallel::for_each(size.div_ceil(CHUNK), &|c| {
+        let chunk = c * CHUNK..(c * CHUNK + CHUNK).min(size);
+        let (state, options) = (&state[chunk.clone()], &options[chunk]);
+        let mut moves = Vec::new();
+        for j in 0..state.len() {
+            let Some(sq) = geo.decode(slice, (c * CHUNK + j) as u64) else {
+                state[j].store(INVALID, Relaxed);
+                continue;
+            };
+            let pos: P = geo.position(&sq);
+            pos.generate(&mut moves);
+            let mut within = 0u8;
+            let mut escape = false;
+            let mut win = false;
+            for m in &moves {
+                if !m.is_capture() && !m.promote {
+                    within += 1;
                     continue;
-                };
-                let pos: P = geo.position(&sq);
-                pos.generate(&mut moves);
-                let mut within = 0u8;
-                let mut escape = false;
-                let mut win = false;
-                for m in &moves {
-                    if !m.is_capture() && !m.promote {
-                        within += 1;
-                        continue;
-                    }
-                    match db.probe_squares(&geo.squares(&pos.play(m))) {
-                        Some(Wld::Loss) => win = true,
-                        Some(Wld::Win) => {}
-                        Some(Wld::Draw) => escape = true,
-                        None => unreachable!("slices are built in order"),
-                    }
                 }
-                let settled = first_state(win, within, escape);
-                state[j].store(settled, Relaxed);
-                options[j].store(within | if escape { ESCAPE } else { 0 }, Relaxed);
+                match db.probe_squares(&geo.squares(&pos.play(m))) {
+                    Some(Wld::Loss) => win = true,
+                    Some(Wld::Win) => {}
+                    Some(Wld::Draw) => escape = true,
+                    None => unreachable!("slices are built in order"),
+                }
             }
-        });
+            let settled = first_state(win, within, escape);
+            state[j].store(settled, Relaxed);
+            options[j].store(within | if escape { ESCAPE } else { 0 }, Relaxed);
+        }
+    });
 
     // 2. Take settled positions back, until nothing new is settled. The positions
     // waiting to be taken back are bits of a bitmap rather than indices on a stack: an
@@ -94,40 +91,38 @@ fn solve_by_take_back<P: EgdbBoard>(db: &Database, geo: &Geometry, slice: &Slice
     // a position changes state once, from unknown, by a compare-and-swap, and only the
     // thread that changed it sets its bit.
     let mut waiting = huge_vec(size.div_ceil(64), || AtomicU64::new(0));
-    waiting
-        .par_iter_mut()
-        .zip(state.par_chunks(64))
-        .for_each(|(bits, word)| {
-            for (b, s) in word.iter().enumerate() {
+    parallel::for_each_chunk_mut(&mut waiting[..], CHUNK / 64, &|c, words| {
+        for (k, bits) in words.iter_mut().enumerate() {
+            let first = (c * CHUNK / 64 + k) * 64;
+            for (b, s) in state[first..(first + 64).min(size)].iter().enumerate() {
                 if matches!(s.load(Relaxed), WIN | LOSS) {
                     *bits.get_mut() |= 1 << b;
                 }
             }
-        });
+        }
+    });
     let radices = geo.radices(slice);
     loop {
-        let taken: u64 = waiting
-            .par_chunks(SWEEP_WORDS)
-            .enumerate()
-            .map(|(c, words)| {
-                let mut taken = 0;
-                for (k, word) in words.iter().enumerate() {
-                    loop {
-                        let mut bits = word.swap(0, Acquire);
-                        if bits == 0 {
-                            break;
-                        }
-                        while bits != 0 {
-                            taken += 1;
-                            let i = (c * SWEEP_WORDS + k) * 64 + bits.trailing_zeros() as usize;
-                            bits &= bits - 1;
-                            take_back::<P>(geo, slice, &radices, &state, &options, &waiting, i);
-                        }
+        let taken = parallel::sum(waiting.len().div_ceil(SWEEP_WORDS), &|c| {
+            let words =
+                &waiting[c * SWEEP_WORDS..(c * SWEEP_WORDS + SWEEP_WORDS).min(waiting.len())];
+            let mut taken = 0;
+            for (k, word) in words.iter().enumerate() {
+                loop {
+                    let mut bits = word.swap(0, Acquire);
+                    if bits == 0 {
+                        break;
+                    }
+                    while bits != 0 {
+                        taken += 1;
+                        let i = (c * SWEEP_WORDS + k) * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        take_back::<P>(geo, slice, &radices, &state, &options, &waiting, i);
                     }
                 }
-                taken
-            })
-            .sum();
+            }
+            taken
+        });
         if taken == 0 {
             break;
         }
@@ -248,20 +243,13 @@ fn solve_by_men<P: EgdbBoard>(
                 }
             }
         }
-        blocks
-            .par_iter()
-            .for_each_init(BlockScratch::default, |scratch, &b| {
-                solve_block::<P>(
-                    db,
-                    geo,
-                    slice,
-                    &radices,
-                    &state,
-                    b as usize * block,
-                    block,
-                    scratch,
-                )
-            });
+        // A scratch for each block: its vectors grow to the block's size once, in a
+        // block's worth of work.
+        parallel::for_each(blocks.len(), &|i| {
+            let start = blocks[i] as usize * block;
+            let mut scratch = BlockScratch::default();
+            solve_block::<P>(db, geo, slice, &radices, &state, start, block, &mut scratch)
+        });
     }
     values(state)
 }

@@ -48,7 +48,6 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use rayon::prelude::*;
 
 use super::build::for_each_king_predecessor;
 use super::compress::{self, BLOCK, BYTE_DONT_CARE};
@@ -57,6 +56,7 @@ use super::{
     Database, NAME_BYTES, Table, Wld, all_slices, both_sides, packed_white_values,
     read_tagged_section, unpack, write_tagged_section,
 };
+use crate::parallel;
 use crate::rules::{Bits, Board, Color, Move, Variant};
 
 /// A stored distance meaning "this many plies or more".
@@ -119,11 +119,9 @@ pub(crate) fn slice_distances<P: EgdbBoard>(
     let radices = geo.radices(slice);
     let block = (radices[2] * radices[3] * 2) as usize;
     let mut white = vec![BYTE_DONT_CARE; size / 2];
-    let longest = white
-        .par_chunks_mut(block / 2)
-        .enumerate()
-        .map(|(b, out)| block_distances::<P>(db, geo, slice, &radices, &wld, b * block, out))
-        .try_reduce(|| 0, |a, b| Ok(a.max(b)))?;
+    let longest = parallel::max_over_chunks_mut(&mut white, block / 2, &|b, out| {
+        block_distances::<P>(db, geo, slice, &radices, &wld, b * block, out)
+    })?;
     Ok((white, longest))
 }
 
@@ -192,10 +190,9 @@ fn block_distances<P: EgdbBoard>(
     };
     if len >= 4 * CHUNK {
         // A large configuration (kings alone, or one man): its first pass on every thread.
-        dist.par_chunks_mut(CHUNK)
-            .zip(kings_left.par_chunks_mut(CHUNK))
-            .enumerate()
-            .for_each(|(c, (dist, kings_left))| first(c * CHUNK, dist, kings_left));
+        parallel::for_each_chunk_pair_mut(&mut dist, &mut kings_left, CHUNK, &|c, d, k| {
+            first(c * CHUNK, d, k)
+        });
     } else {
         first(0, &mut dist, &mut kings_left);
     }

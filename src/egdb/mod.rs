@@ -34,6 +34,7 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result, bail};
 
+use crate::parallel;
 use crate::rules::{Bits, Board, Color, MoveList, Variant};
 use compress::{BLOCK, DONT_CARE};
 pub use index::{EgdbBoard, MAX_PIECES, supported_names, unsupported};
@@ -223,7 +224,8 @@ fn both_sides<P: EgdbBoard>(
     slice: &Slice,
     white: impl Fn(&Squares) -> Wld + Sync,
 ) -> Vec<u8> {
-    use rayon::prelude::*;
+    /// Bytes (four positions each) per parallel work unit.
+    const CHUNK_BYTES: usize = 1 << 12;
     let geo = &db.geo;
     let size = geo.size(slice) as usize;
     let value = |i: usize| {
@@ -240,14 +242,16 @@ fn both_sides<P: EgdbBoard>(
             white(&geo.flipped(&sq))
         }
     };
-    (0..size.div_ceil(4))
-        .into_par_iter()
-        .map(|b| {
-            (4 * b..(4 * b + 4).min(size))
+    let mut packed = vec![0u8; size.div_ceil(4)];
+    parallel::for_each_chunk_mut(&mut packed, CHUNK_BYTES, &|c, bytes| {
+        for (b, byte) in bytes.iter_mut().enumerate() {
+            let first = 4 * (c * CHUNK_BYTES + b);
+            *byte = (first..(first + 4).min(size))
                 .enumerate()
-                .fold(0u8, |byte, (k, i)| byte | value(i).bits() << (2 * k))
-        })
-        .collect()
+                .fold(0u8, |byte, (k, i)| byte | value(i).bits() << (2 * k));
+        }
+    });
+    packed
 }
 
 /// A stored slice's White-to-move values packed two bits a position (don't-cares
@@ -392,25 +396,21 @@ impl Database {
     /// The stored form of a slice built in full: White to move, a position where White
     /// must capture (or an index that is no position) left as "don't care".
     fn coded<P: EgdbBoard>(&self, slice: &Slice) -> Table {
-        use rayon::prelude::*;
         let Some(Table::Full(full)) = &self.tables[slice.id()] else {
             panic!("{slice:?} is not built in full");
         };
         let n = self.geo.size(slice) as usize / 2;
         let mut values = vec![DONT_CARE; n];
-        values
-            .par_chunks_mut(BLOCK)
-            .enumerate()
-            .for_each(|(b, chunk)| {
-                for (k, v) in chunk.iter_mut().enumerate() {
-                    let i = b * BLOCK + k;
-                    if let Some(sq) = self.geo.decode(slice, 2 * i as u64)
-                        && !self.geo.position::<P>(&sq).has_capture()
-                    {
-                        *v = unpack(full, 2 * i).bits();
-                    }
+        parallel::for_each_chunk_mut(&mut values, BLOCK, &|b, chunk| {
+            for (k, v) in chunk.iter_mut().enumerate() {
+                let i = b * BLOCK + k;
+                if let Some(sq) = self.geo.decode(slice, 2 * i as u64)
+                    && !self.geo.position::<P>(&sq).has_capture()
+                {
+                    *v = unpack(full, 2 * i).bits();
                 }
-            });
+            }
+        });
         let (offsets, data) = compress::encode(&values);
         Table::values(offsets, data).expect("a coded table")
     }
@@ -1030,7 +1030,6 @@ mod tests {
     use super::*;
     use crate::rules::{ALL_VARIANTS, Board, Setup};
     use index::Pos;
-    use rayon::prelude::*;
 
     fn probe_fen(db: &Database, side: Color, white: &[(u32, bool)], black: &[(u32, bool)]) -> Wld {
         let bit = |(sq, k): &(u32, bool)| (Pos::bit_of_square(*sq).unwrap(), *k);
@@ -1099,32 +1098,31 @@ mod tests {
         );
         // Per slice: each index's successors (flat) and their count (u32::MAX: the
         // index is no position).
-        let per_slice: Vec<(Vec<u32>, Vec<u32>)> = slices
-            .par_iter()
-            .map(|s| {
-                let (mut succ, mut count) = (Vec::new(), Vec::new());
-                let mut moves = Vec::new();
-                for i in 0..geo.size(s) {
-                    let Some(sq) = geo.decode(s, i) else {
-                        count.push(u32::MAX);
-                        continue;
-                    };
-                    let pos: P = geo.position(&sq);
-                    pos.generate(&mut moves);
-                    for m in &moves {
-                        let next = pos.play(m);
-                        succ.push(if next.pieces(next.side()).is_empty() {
-                            TAKES_ALL
-                        } else {
-                            let sq = geo.squares(&next);
-                            (first[sq.slice().id()] + geo.index(&sq)) as u32
-                        });
-                    }
-                    count.push(moves.len() as u32);
+        let mut per_slice: Vec<(Vec<u32>, Vec<u32>)> = vec![Default::default(); slices.len()];
+        parallel::for_each_chunk_mut(&mut per_slice, 1, &|k, out| {
+            let s = &slices[k];
+            let (mut succ, mut count) = (Vec::new(), Vec::new());
+            let mut moves = Vec::new();
+            for i in 0..geo.size(s) {
+                let Some(sq) = geo.decode(s, i) else {
+                    count.push(u32::MAX);
+                    continue;
+                };
+                let pos: P = geo.position(&sq);
+                pos.generate(&mut moves);
+                for m in &moves {
+                    let next = pos.play(m);
+                    succ.push(if next.pieces(next.side()).is_empty() {
+                        TAKES_ALL
+                    } else {
+                        let sq = geo.squares(&next);
+                        (first[sq.slice().id()] + geo.index(&sq)) as u32
+                    });
                 }
-                (succ, count)
-            })
-            .collect();
+                count.push(moves.len() as u32);
+            }
+            out[0] = (succ, count);
+        });
         // Position p's successors are succ[end[p]..end[p + 1]].
         let mut value = Vec::with_capacity(total as usize);
         let mut end = Vec::with_capacity(total as usize + 1);
