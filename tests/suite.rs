@@ -12,6 +12,7 @@ mod common;
 mod analyze_cli;
 mod bad_input;
 mod book;
+mod documents;
 mod dxp;
 mod egdb;
 mod eval_features;
