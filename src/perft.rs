@@ -90,6 +90,7 @@ pub fn perft_threads<P: Board>(pos: &P, depth: u32, bulk: bool, threads: usize) 
         .num_threads(threads)
         .build()
         .expect("thread pool");
+    // As a `dyn` closure, `install` is compiled once rather than once per variant.
     let sum = &|| parallel::sum(children.len(), &|i| perft(&children[i], depth - 2, bulk));
     pool.install(sum as &(dyn Fn() -> u64 + Sync))
 }
