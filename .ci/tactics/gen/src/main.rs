@@ -18,6 +18,9 @@
 //! - its FEN was not seen before, at most `--per-game` positions come from one game, and
 //!   they lie at least `--gap` plies apart.
 //!
+//! `--no-kings` keeps only positions without a king on the board (the men-only middle game,
+//! where the combinations of `tests/data/shots.tsv` are).
+//!
 //! `--max-found N` stops after the game in which the Nth position was found; `--budget M`
 //! skips a candidate whose search or one of whose proofs needs more than M million nodes.
 //!
@@ -28,9 +31,9 @@ use std::io::Write;
 use std::path::Path;
 
 use tammi::notation::{format_move, write_fen};
+use tammi::oracle::proof::{self, WIN_BOUND};
 use tammi::pdn::{Game, ReadOptions, read_file};
 use tammi::rules::{Bits, Board, Move, Notation, Variant};
-use tammi::oracle::proof::{self, WIN_BOUND};
 use tammi::with_board;
 
 struct Opts {
@@ -42,6 +45,7 @@ struct Opts {
     alternatives: bool,
     min_legal: usize,
     min_pieces: u32,
+    no_kings: bool,
     skip: usize,
     max_found: usize,
     budget: u64,
@@ -58,6 +62,9 @@ fn default_max_depth(v: Variant) -> u32 {
 /// The shallowest proof of `pos` (key, depth), if it fits the options.
 fn analyze<P: Board>(pos: &P, o: &Opts, max_depth: u32) -> Option<(Move<P::B>, u32)> {
     if pos.has_capture() || (pos.white() | pos.black()).count() < o.min_pieces {
+        return None;
+    }
+    if o.no_kings && pos.kings().any() {
         return None;
     }
     let mut legal = Vec::new();
@@ -179,6 +186,7 @@ fn main() {
         alternatives: false,
         min_legal: 3,
         min_pieces: 0,
+        no_kings: false,
         skip: 0,
         max_found: usize::MAX,
         budget: u64::MAX,
@@ -203,6 +211,7 @@ fn main() {
             "--max-found" => o.max_found = num("--max-found") as usize,
             "--budget" => o.budget = num("--budget") as u64 * 1_000_000,
             "--alternatives" => o.alternatives = true,
+            "--no-kings" => o.no_kings = true,
             f if !f.starts_with("--") => files.push(f.to_string()),
             f => panic!("unknown option {f}"),
         }
