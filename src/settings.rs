@@ -201,7 +201,7 @@ pub const PARAMS: &[Param] = &[
     param(
         "book-margin",
         int(0, BookPlayer::MAX_MARGIN as u64),
-        "10",
+        "4",
         Applies::Book,
         "centi-men below the best book move a move may be and still be chosen",
     ),

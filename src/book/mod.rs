@@ -459,7 +459,10 @@ impl Default for BookPlayer {
 impl BookPlayer {
     pub const DEFAULT_MAX_PLY: u32 = 60;
     pub const MAX_PLY: u32 = 1000;
-    pub const DEFAULT_MARGIN: u32 = 10;
+    /// Four centi-men: wide enough that the first moves vary, narrow enough that a line
+    /// the book's leaf searches rated worse is not played (with 10 and shallow leaves, the
+    /// international book did no better against Scan 2.0 than no book: docs/results.md).
+    pub const DEFAULT_MARGIN: u32 = 4;
     pub const MAX_MARGIN: u32 = 10_000;
 
     /// On, with the built-in books; `seed` 0 seeds from the clock, so that the games of
