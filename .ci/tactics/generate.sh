@@ -4,12 +4,7 @@
 set -e
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=${1:-/tmp/tammi-tactics}
-TGT=${CARGO_TARGET_DIR:-$WORK/target}
-mkdir -p "$WORK"
-(cd "$ROOT" && CARGO_TARGET_DIR=$TGT nice -n 19 cargo build --release)
-(cd "$ROOT/.ci/tactics/gen" && CARGO_TARGET_DIR=$TGT/gen nice -n 19 cargo build --release)
-T=$TGT/release/tammi
-G=$TGT/gen/release/tactics-gen
+. "$ROOT/.ci/tactics/build.sh"
 
 # 1. Self-play games, at a fixed depth (no clock: a loaded machine cannot lose on time).
 selfplay() { v=$1; n=$2; d=$3; seed=$4; shift 4

@@ -6,12 +6,7 @@
 set -e
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=${1:-/tmp/tammi-shots}
-TGT=${CARGO_TARGET_DIR:-$WORK/target}
-mkdir -p "$WORK"
-(cd "$ROOT" && CARGO_TARGET_DIR=$TGT nice -n 19 cargo build --release)
-(cd "$ROOT/.ci/tactics/gen" && CARGO_TARGET_DIR=$TGT/gen nice -n 19 cargo build --release)
-T=$TGT/release/tammi
-G=$TGT/gen/release/tactics-gen
+. "$ROOT/.ci/tactics/build.sh"
 
 # 1. Self-play at a shallow fixed depth (the engines then allow the shots), from random
 #    balanced openings; each seed its own file.
