@@ -44,7 +44,10 @@ fn check<P: Evaluate>(seed: u64, count: usize) -> usize {
             let f = eval
                 .trace(&pos)
                 .expect("diagonal evaluations are traceable");
-            assert_eq!(f.coarse.len() + w.patterns.len(), params.len());
+            assert_eq!(
+                f.coarse.len() + w.patterns.len() + w.rectangles.len(),
+                params.len()
+            );
             if !f.linear {
                 continue;
             }

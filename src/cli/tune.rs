@@ -168,8 +168,11 @@ how they were produced.
 
 On 10x10 boards --rectangles adds the rectangle tables (four tables of 3^12
 configurations of 12-square windows, opening and endgame values: 4.25 million
-weights, see tuning/README.md) to the fit, starting from zero when --base has none;
---rectangles-only fits them alone, on top of --base.";
+weights, see tuning/README.md) to the fit, starting from zero when --base has none
+(without --rectangles, the rectangles of a base that has them stay as they are);
+--rectangles-only fits them alone, on top of --base. The weights held fixed are summed
+into one number a position when the data is read, so such a fit keeps only the free
+features in memory.";
 
 #[derive(Args, Debug)]
 #[command(after_help = FIT_HELP)]
@@ -202,13 +205,15 @@ pub struct FitArgs {
     /// Keep the pattern values as they are in --base (fit the scalars and tables only).
     #[arg(long)]
     pub keep_patterns: bool,
-    /// Fit the rectangle tables too (10x10 boards), from zero when --base has none.
+    /// Fit the rectangle tables too (10x10 boards), from zero when --base has none
+    /// (without it, the rectangles of a base that has them stay as they are).
     #[arg(long)]
     pub rectangles: bool,
-    /// L2 penalty on the rectangle entries (default: --l2). Most of the 4 million
-    /// configurations occur in a handful of positions, so they want a stronger pull to 0.
-    #[arg(long)]
-    pub l2_rectangles: Option<f64>,
+    /// L2 penalty on the rectangle entries. None by default: even --l2's 3e-7 held
+    /// their fit to a thousandth of the loss it gains without (tuning/LOG.md,
+    /// 2026-12-07); the number of epochs is what limits them.
+    #[arg(long, default_value_t = 0.0)]
+    pub l2_rectangles: f64,
     /// With --rectangles: fit the rectangles alone, every other weight as in --base.
     #[arg(long, requires = "rectangles")]
     pub rectangles_only: bool,
@@ -231,7 +236,7 @@ impl From<&FitArgs> for FitConfig {
             report_every: a.report_every,
             keep_patterns: a.keep_patterns,
             rectangles: a.rectangles,
-            l2_rectangles: a.l2_rectangles.unwrap_or(a.l2),
+            l2_rectangles: a.l2_rectangles,
             rectangles_only: a.rectangles_only,
             lambda: a.lambda,
         }

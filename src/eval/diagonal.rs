@@ -550,7 +550,8 @@ impl<R: Rules> Evaluate for Position<R> {
         let mut wv = [0; SCALARS];
         wv.copy_from_slice(&w.scalars());
         let mut t = DiagonalTables {
-            w: w.clone(),
+            // The rectangles are read from `rectangles` below.
+            w: w.without_rectangles(),
             wv,
             pst: [[[(0, 0); 128]; 2]; 2],
             has_tables: w.has_square_tables(),

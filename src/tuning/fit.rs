@@ -55,10 +55,13 @@ fn fixed(name: &str) -> bool {
     name == "man" || name == "king_mobility_cap" || Weights::SCALINGS.contains(&name)
 }
 
-/// Positions as sparse feature rows.
+/// Positions as sparse feature rows of the free weights, the fixed weights' part of each
+/// position's evaluation summed once into its `offset` (a fit of the rectangles alone
+/// then keeps 16 features a position instead of every one).
 #[derive(Default)]
 pub struct Dataset {
     start: Vec<usize>,
+    offset: Vec<f32>,
     index: Vec<u32>,
     value: Vec<f32>,
     result: Vec<f32>,
@@ -70,15 +73,30 @@ impl Dataset {
     fn len(&self) -> usize {
         self.result.len()
     }
-    fn push(&mut self, features: &[(u32, f32)], result: f32, score: f32) {
+    /// Add a position: its features, of which those of the weights `fixed` are summed
+    /// with their values in `w` into the offset.
+    fn push(
+        &mut self,
+        features: &[(u32, f32)],
+        fixed: &[bool],
+        w: &[f64],
+        result: f32,
+        score: f32,
+    ) {
         if self.start.is_empty() {
             self.start.push(0);
         }
+        let mut offset = 0.0;
         for &(i, v) in features {
-            self.index.push(i);
-            self.value.push(v);
+            if fixed[i as usize] {
+                offset += w[i as usize] * v as f64;
+            } else {
+                self.index.push(i);
+                self.value.push(v);
+            }
         }
         self.start.push(self.index.len());
+        self.offset.push(offset as f32);
         self.result.push(result);
         self.score.push(score);
     }
@@ -95,10 +113,12 @@ impl Dataset {
     }
     fn eval(&self, k: usize, w: &[f64]) -> f64 {
         let (idx, val) = self.row(k);
-        idx.iter()
-            .zip(val)
-            .map(|(&i, &v)| w[i as usize] * v as f64)
-            .sum()
+        self.offset[k] as f64
+            + idx
+                .iter()
+                .zip(val)
+                .map(|(&i, &v)| w[i as usize] * v as f64)
+                .sum::<f64>()
     }
 }
 
@@ -128,16 +148,24 @@ fn loss(d: &Dataset, w: &[f64], k: f64) -> f64 {
     total / d.len() as f64
 }
 
+/// Gradient vectors summed at once, at most: each holds every weight (4.3 million with the
+/// rectangles), so one per chunk of ten million positions would take gigabytes.
+const PARTS: usize = 16;
+
 /// The gradient of [`loss`] with respect to `w`, summed over chunks of positions in
-/// parallel (each chunk into its own vector, then added in chunk order, so the result
-/// does not depend on the thread count).
+/// parallel: the chunks are dealt into [`PARTS`] fixed runs, each summed into its own
+/// vector in chunk order, and the runs added in order, so the result depends neither on
+/// the thread count nor on the scheduling, and memory stays bounded by the parts.
 fn gradient(d: &Dataset, w: &[f64], k: f64) -> Vec<f64> {
     let chunks = d.len().div_ceil(CHUNK);
-    let parts: Vec<Vec<f64>> = (0..chunks)
+    let per_part = chunks.div_ceil(PARTS).max(1);
+    let parts: Vec<Vec<f64>> = (0..chunks.div_ceil(per_part))
         .into_par_iter()
-        .map(|c| {
+        .map(|part| {
             let mut g = vec![0.0; w.len()];
-            for i in c * CHUNK..((c + 1) * CHUNK).min(d.len()) {
+            let first = part * per_part * CHUNK;
+            let last = ((part + 1) * per_part * CHUNK).min(d.len());
+            for i in first..last {
                 let p = sigmoid(k * d.eval(i, w) / 100.0);
                 let e = (p - d.result[i] as f64) * k / 100.0;
                 let (idx, val) = d.row(i);
@@ -175,10 +203,14 @@ fn fit_k(d: &Dataset, w: &[f64]) -> f64 {
 
 /// Read the data files into training and validation sets (see [`data::Games`]), with
 /// the features of `eval`: (training, validation, positions skipped, games, positions).
+/// `fixed` and `w` say which features are summed into each position's offset (see
+/// [`Dataset::push`]).
 fn load<P: Evaluate>(
     files: &[PathBuf],
     eval: &Evaluator<P>,
     need_score: bool,
+    fixed: &[bool],
+    w: &[f64],
 ) -> Result<(Dataset, Dataset, usize, usize, usize)> {
     let (mut train, mut valid) = (Dataset::default(), Dataset::default());
     let (mut skipped, mut seen) = (0usize, 0usize);
@@ -191,7 +223,7 @@ fn load<P: Evaluate>(
             return Ok(());
         }
         let set = if p.validation { &mut valid } else { &mut train };
-        set.push(&f.sparse(), p.result, p.score.unwrap_or(f32::NAN));
+        set.push(&f.sparse(), fixed, w, p.result, p.score.unwrap_or(f32::NAN));
         seen += 1;
         Ok(())
     })?;
@@ -281,9 +313,24 @@ pub fn run_fit(a: &FitConfig) -> Result<()> {
         base.add_rectangles()
             .map_err(|e| anyhow::anyhow!("--rectangles: {e}, not on {}", a.variant))?;
     }
+    let params = base.params();
+    let mut w: Vec<f64> = params.iter().map(|&v| v as f64).collect();
+    let patterns_from = Weights::NAMES.len() + 4 * squares;
+    let rectangles_from = patterns_from + base.patterns.len();
+    let free: Vec<bool> = (0..w.len())
+        .map(|i| {
+            let fixed = i < Weights::NAMES.len() && fixed(Weights::NAMES[i]);
+            // The rectangles of a base that has them are fitted only when asked.
+            let kept = (a.keep_patterns && i >= patterns_from && i < rectangles_from)
+                || (a.rectangles_only && i < rectangles_from)
+                || (!a.rectangles && i >= rectangles_from);
+            !fixed && !kept
+        })
+        .collect();
+    let held: Vec<bool> = free.iter().map(|f| !f).collect();
     let started = Instant::now();
     let (mut train, mut valid, skipped, games, seen) = with_board!(a.variant, P => {
-        load::<P>(&a.data, &Evaluator::<P>::with_weights(&base), a.lambda > 0.0)?
+        load::<P>(&a.data, &Evaluator::<P>::with_weights(&base), a.lambda > 0.0, &held, &w)?
     });
     if train.len() == 0 {
         bail!("no usable position in the data");
@@ -296,18 +343,6 @@ pub fn run_fit(a: &FitConfig) -> Result<()> {
         skipped,
         started.elapsed().as_secs_f64()
     );
-    let params = base.params();
-    let mut w: Vec<f64> = params.iter().map(|&v| v as f64).collect();
-    let patterns_from = Weights::NAMES.len() + 4 * squares;
-    let rectangles_from = patterns_from + base.patterns.len();
-    let free: Vec<bool> = (0..w.len())
-        .map(|i| {
-            let fixed = i < Weights::NAMES.len() && fixed(Weights::NAMES[i]);
-            let kept = (a.keep_patterns && i >= patterns_from && i < rectangles_from)
-                || (a.rectangles_only && i < rectangles_from);
-            !fixed && !kept
-        })
-        .collect();
     // Pattern weights are in 1/PATTERN_UNIT centi-men, the rest in centi-men: per weight,
     // Adam's step (--lr, centi-men) and the L2 penalty (on centi-men) in its own units.
     let unit: Vec<f64> = (0..w.len())
@@ -435,6 +470,28 @@ fn write_weights(path: &Path, text: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fixed_weights_folded_into_the_offset_score_the_same() {
+        let features = [(0, 1.0), (1, 2.0), (2, -1.0), (4, 0.5)];
+        let w = [3.0, 5.0, 7.0, 100.0, 8.0];
+        let (mut all, mut folded) = (Dataset::default(), Dataset::default());
+        all.push(&features, &[false; 5], &w, 1.0, f32::NAN);
+        folded.push(
+            &features,
+            &[true, false, true, true, false],
+            &w,
+            1.0,
+            f32::NAN,
+        );
+        assert_eq!(all.eval(0, &w), 3.0 + 10.0 - 7.0 + 4.0);
+        assert_eq!(folded.eval(0, &w), all.eval(0, &w));
+        assert_eq!(folded.row(0).0, &[1, 4]);
+        // The gradient reaches the free weights alone, and equally either way.
+        let (ga, gf) = (gradient(&all, &w, 1.0), gradient(&folded, &w, 1.0));
+        assert_eq!((ga[1], ga[4]), (gf[1], gf[4]));
+        assert_eq!((gf[0], gf[2], gf[3]), (0.0, 0.0, 0.0));
+    }
 
     #[test]
     fn a_diverged_fit_is_an_error_naming_the_epoch() {
