@@ -65,7 +65,7 @@ impl<B: Bits> Sink<B> for Score<'_, B> {
     }
     #[inline(always)]
     fn squares(&mut self, king: bool, c: Color, pieces: B, phase: i32, sign: i32) {
-        if !self.t.has_tables {
+        if !self.t.has_tables || (!king && self.t.men_in_rectangles) {
             return;
         }
         let table = &self.t.pst[king as usize][c as usize];
@@ -232,6 +232,10 @@ pub struct DiagonalTables<B> {
     rectangles: Vec<[i16; 2]>,
     /// Whether any rectangle value is non-zero (else they are skipped).
     has_rectangles: bool,
+    /// Whether the men's per-square values are folded into `rectangles` (see
+    /// [`rectangles::fold_square_values`]): the search then reads them with the
+    /// rectangles instead of adding them up man by man, and the score is the same.
+    men_in_rectangles: bool,
 }
 
 /// Base-3 value of each `x` below `N = 2^k` (bit `j` is digit `j`): the index of a
@@ -576,6 +580,7 @@ impl<R: Rules> Evaluate for Position<R> {
             has_patterns: w.has_patterns() && !windows(width).is_empty(),
             rectangles: rectangle_entries(w),
             has_rectangles: w.has_rectangles() && width == 10,
+            men_in_rectangles: false,
         };
         let bits: Vec<u32> = (0..128).filter(|&b| (R::GEO.board >> b) & 1 == 1).collect();
         // Row from colour c's back row (0) to its promotion row (width - 1).
@@ -645,6 +650,17 @@ impl<R: Rules> Evaluate for Position<R> {
                 t.long_diagonal |= bit;
             }
         }
+        // The rectangles, read at every evaluation anyway, can carry the men's per-square
+        // values: in the units of the patterns (the same tapering, PATTERN_UNIT to a
+        // centi-man), so the score comes out the same.
+        if t.has_rectangles && t.has_tables {
+            let pst = t.pst[0][Color::White as usize];
+            let value = |bit: u32| {
+                let (o, e) = pst[bit as usize];
+                [o * PATTERN_UNIT, e * PATTERN_UNIT]
+            };
+            t.men_in_rectangles = rectangles::fold_square_values(&mut t.rectangles, value);
+        }
         t
     }
 
@@ -680,5 +696,40 @@ impl<R: Rules> Evaluate for Position<R> {
         let mut f = sink.f;
         f.linear = R::GOAL != Goal::Normal || endgame::unscaled(ending, &t.w);
         Some(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{International, Variant};
+
+    #[test]
+    fn men_folded_into_the_rectangles_score_as_added_up_one_by_one() {
+        type P = Position<International>;
+        let w = Weights::embedded(Variant::International);
+        assert!(w.has_rectangles(), "the built-in weights have rectangles");
+        let folded = P::build_tables(&w);
+        assert!(folded.men_in_rectangles);
+        let mut plain = P::build_tables(&w);
+        plain.rectangles = rectangle_entries(&w);
+        plain.men_in_rectangles = false;
+        let (mut x, mut list, mut checked) = (7u64, Vec::new(), 0);
+        for _ in 0..40 {
+            let mut pos = P::start();
+            for _ in 0..150 {
+                assert_eq!(pos.evaluate(&folded), pos.evaluate(&plain));
+                checked += 1;
+                pos.generate(&mut list);
+                if list.is_empty() {
+                    break;
+                }
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                pos = pos.play(&list[(x >> 33) as usize % list.len()]);
+            }
+        }
+        assert!(checked > 3000, "{checked}");
     }
 }

@@ -86,6 +86,87 @@ pub fn entry(w: usize, white: u64, black: u64) -> (usize, i32) {
     }
 }
 
+/// The ghost-layout bit of square `j` (0 to 11, in [`window_bits`]'s order) of window `w`.
+fn square_bit(w: usize, j: usize) -> u32 {
+    SHIFTS[w][j / 2] + (j % 2) as u32
+}
+
+/// Whether window `w`'s square `j` is the one window that answers for that square when
+/// per-square values are folded into the tables (see [`fold_square_values`]): each of
+/// the 50 squares has exactly one, and the half turn maps the squares of window `w` onto
+/// those of window `7 - w`. The top windows take the top five rows, the bottom ones the
+/// bottom five; in a row of five squares the top windows take square `k` for window `k`
+/// (and window 3 the fifth too), the bottom ones their mirror image.
+fn answers_for(w: usize, j: usize) -> bool {
+    if w >= TABLES {
+        return answers_for(WINDOWS - 1 - w, 11 - j);
+    }
+    let (row, right) = (j / 2, j % 2 == 1);
+    row < 5 && (!right || w == TABLES - 1)
+}
+
+/// Add to the tables (`table`, (opening, endgame) per entry as [`entry`] indexes them)
+/// the per-square values of the men: `value(bit)` is what a white man on `bit` adds, in
+/// the tables' units; a black man takes the value of its half-turn image, negated. Each
+/// square is counted by exactly one window ([`answers_for`]), so the windows' sum over a
+/// position grows by exactly the men's per-square sum, and the evaluation need not add
+/// those up piece by piece. The symmetry of the tables requires the values of the two
+/// colours to mirror each other. Returns false, with `table` unchanged, if an entry would
+/// leave 16 bits.
+pub fn fold_square_values(table: &mut [[i16; 2]], value: impl Fn(u32) -> [i32; 2]) -> bool {
+    assert_eq!(table.len(), TABLES * STATES, "rectangle table size");
+    const HALF: usize = 729; // 3^6: the configurations of six squares
+    let mut folded = table.to_vec();
+    for (t, entries) in folded.chunks_mut(STATES).enumerate() {
+        // What a white (state 1) or black (state 2) man on square j adds in window t; a
+        // black man in a top window is a white one's half-turn image, negated.
+        let add = |j: usize, state: usize| -> [i32; 2] {
+            if !answers_for(t, j) {
+                return [0, 0];
+            }
+            let [o, e] = match state {
+                1 => value(square_bit(t, j)),
+                _ => {
+                    let [o, e] = value(square_bit(WINDOWS - 1 - t, 11 - j));
+                    [-o, -e]
+                }
+            };
+            [o, e]
+        };
+        // The sums over the six low and the six high squares, for every configuration
+        // of each.
+        let sums = |first: usize| -> Vec<[i32; 2]> {
+            (0..HALF)
+                .map(|c| {
+                    let mut sum = [0, 0];
+                    let mut rest = c;
+                    for j in first..first + 6 {
+                        let state = rest % 3;
+                        rest /= 3;
+                        if state != 0 {
+                            let [o, e] = add(j, state);
+                            sum = [sum[0] + o, sum[1] + e];
+                        }
+                    }
+                    sum
+                })
+                .collect()
+        };
+        let (low, high) = (sums(0), sums(6));
+        for (c, entry) in entries.iter_mut().enumerate() {
+            let ([lo, le], [ho, he]) = (low[c % HALF], high[c / HALF]);
+            let sum = [entry[0] as i32 + lo + ho, entry[1] as i32 + le + he];
+            let fits = |v: i32| i16::try_from(v).ok();
+            match (fits(sum[0]), fits(sum[1])) {
+                (Some(o), Some(e)) => *entry = [o, e],
+                _ => return false,
+            }
+        }
+    }
+    table.copy_from_slice(&folded);
+    true
+}
+
 /// A configuration as text: six rows of two squares, top row first, left square first,
 /// `.` empty, `w` a white man, `b` a black man, e.g. `../.b/bb/../w./ww`.
 pub fn configuration_text(index: usize) -> String {
@@ -354,6 +435,25 @@ mod tests {
                 .unwrap_err()
                 .contains("more than")
         );
+    }
+
+    #[test]
+    fn each_square_is_answered_for_by_one_window_and_its_image_by_the_mirror() {
+        let mut count = [0; 64];
+        for w in 0..WINDOWS {
+            for j in 0..12 {
+                if answers_for(w, j) {
+                    count[square_bit(w, j) as usize] += 1;
+                }
+                // The half turn maps window w's square j onto window 7 - w's square 11 - j.
+                assert_eq!(answers_for(w, j), answers_for(WINDOWS - 1 - w, 11 - j));
+            }
+        }
+        let bit_of = |n: u32| n - 1 + (n - 1) / 10;
+        for n in 1..=50 {
+            assert_eq!(count[bit_of(n) as usize], 1, "square {n}");
+        }
+        assert_eq!(count.iter().sum::<i32>(), 50);
     }
 
     #[test]
