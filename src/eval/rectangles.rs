@@ -124,14 +124,12 @@ pub fn fold_square_values(table: &mut [[i16; 2]], value: impl Fn(u32) -> [i32; 2
             if !answers_for(t, j) {
                 return [0, 0];
             }
-            let [o, e] = match state {
-                1 => value(square_bit(t, j)),
-                _ => {
-                    let [o, e] = value(square_bit(WINDOWS - 1 - t, 11 - j));
-                    [-o, -e]
-                }
-            };
-            [o, e]
+            if state == 1 {
+                value(square_bit(t, j))
+            } else {
+                let [o, e] = value(square_bit(WINDOWS - 1 - t, 11 - j));
+                [-o, -e]
+            }
         };
         // The sums over the six low and the six high squares, for every configuration
         // of each.
