@@ -15,11 +15,13 @@ position and one engine after the other (so both see the same machine), and prin
 
 With --peer-time S the peer (the second engine) thinks S seconds a position instead, and
 tammi then searches each position to the depth the peer reached there: the time each
-needs for the same depth.
+needs for the same depth. --cap S (default 60) ends tammi's search of a position after S
+seconds; a position where it did not reach the depth counts S, so the total is a lower
+bound, and the summary says how many.
 
 Usage:
   python3 .ci/bench/tree.py target/release/tammi --scan20 $PEERS/scan/scan20 \\
-      [--depth 12 | --peer-time 1] [--positions FILE] [--limit N]
+      [--depth 12 | --peer-time 1 [--cap 60]] [--positions FILE] [--limit N]
 
 --scan20 DIR speaks Scan 2.0's own (first) Hub protocol to the `scan` built in DIR by the
 peers kit; --peer CMD takes any Hub 2 engine instead. Book off, one thread each. Standard
@@ -108,7 +110,9 @@ class Engine:
         self.send(f"pos pos={hub_position(fen)}")
         self.send(f"level {level}")
         start = time.monotonic()
-        self.send("go analyze" if "depth" in level else "go think")
+        # A depth alone is an analysis; with a time beside it (a cap) the search ends at
+        # whichever comes first, which only `go think` honours.
+        self.send("go analyze" if "depth" in level and "time" not in level else "go think")
         infos = []
         while True:
             line = self.read()
@@ -209,6 +213,8 @@ def main():
                     help="compare with Scan 2.0 built in DIR (the peers kit's scan/scan20)")
     ap.add_argument("--depth", type=int, default=15, help="depth of every search (default 15)")
     ap.add_argument("--peer-time", type=float, help="seconds a position for the peer instead")
+    ap.add_argument("--cap", type=float, default=60.0,
+                    help="with --peer-time: seconds at most for tammi a position (default 60)")
     ap.add_argument("--positions", default=os.path.join(HERE, "tree_positions.txt"))
     ap.add_argument("--limit", type=int, help="only the first N positions")
     a = ap.parse_args()
@@ -218,6 +224,8 @@ def main():
         ap.error("give --peer or --scan20, not both")
     if a.peer_time is not None and not (0 < a.peer_time <= 600 and (a.peer or a.scan20)):
         ap.error("--peer-time needs --peer and a time from 0 to 600 s")
+    if not 0 < a.cap <= 3600:
+        ap.error("--cap must be from 0 to 3600 s")
     with open(a.positions) as f:
         fens = [l.strip() for l in f if l.strip() and not l.startswith("#")]
     fens = fens[: a.limit] if a.limit else fens
@@ -230,16 +238,23 @@ def main():
     names = [e.name for e in engines]
 
     runs = [[] for _ in engines]  # per engine: (per_depth, best, seconds) per position
+    missed = 0  # positions where tammi hit the cap before the peer's depth
     for i, fen in enumerate(fens):
         if a.peer_time is not None:
             infos, best, secs = engines[1].search(fen, f"move-time={a.peer_time}")
             peer = per_depth(infos)
             reached = max(peer) if peer else 1
             runs[1].append((peer, best, secs))
-            infos, best0, secs0 = engines[0].search(fen, f"depth={reached}")
-            runs[0].append((per_depth(infos), best0, secs0))
+            infos, best0, secs0 = engines[0].search(fen, f"depth={reached} move-time={a.cap}")
+            mine = per_depth(infos)
+            if max(mine, default=0) < reached:
+                missed += 1
+                how = f"depth {max(mine, default=0)} only, stopped at the cap ({secs0:.2f} s)"
+            else:
+                how = f"to depth {reached} in {secs0:.2f} s"
+            runs[0].append((mine, best0, secs0))
             print(f"position {i + 1}: {names[1]} depth {reached} in {secs:.2f} s; "
-                  f"{names[0]} to depth {reached} in {secs0:.2f} s", file=sys.stderr)
+                  f"{names[0]} {how}", file=sys.stderr, flush=True)
         else:
             for e, run in zip(engines, runs):
                 infos, best, secs = e.search(fen, f"depth={a.depth}")
@@ -255,7 +270,10 @@ def main():
         t1 = sum(r[2] for r in runs[1])
         depths = [max(r[0]) if r[0] else 0 for r in runs[1]]
         print(f"{names[1]}: median depth {sorted(depths)[len(depths) // 2]}, {t1:.2f} s in all")
-        print(f"{names[0]} to the same depths: {t0:.2f} s in all ({t0 / t1:.2f}x)")
+        bound = "at least " if missed else ""
+        print(f"{names[0]} to the same depths: {bound}{t0:.2f} s in all ({bound}{t0 / t1:.2f}x)"
+              + (f"; {missed} of {len(fens)} positions stopped at the {a.cap:g} s cap"
+                 if missed else ""))
     else:
         deepest = min(max(r[0], default=0) for run in runs for r in run)
         totals = []
