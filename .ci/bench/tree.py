@@ -239,11 +239,19 @@ def main():
 
     runs = [[] for _ in engines]  # per engine: (per_depth, best, seconds) per position
     missed = 0  # positions where tammi hit the cap before the peer's depth
+    forced = 0  # positions the peer answered without a search
     for i, fen in enumerate(fens):
         if a.peer_time is not None:
             infos, best, secs = engines[1].search(fen, f"move-time={a.peer_time}")
             peer = per_depth(infos)
-            reached = max(peer) if peer else 1
+            if max(peer, default=0) < 1:
+                # No depth reported: a forced move answered at once. There is no depth to
+                # reach (and `depth=0` is no level), so the position is left out.
+                forced += 1
+                print(f"position {i + 1}: {names[1]} answered without a search "
+                      f"(a forced move?); left out", file=sys.stderr, flush=True)
+                continue
+            reached = max(peer)
             runs[1].append((peer, best, secs))
             infos, best0, secs0 = engines[0].search(fen, f"depth={reached} move-time={a.cap}")
             mine = per_depth(infos)
@@ -269,7 +277,10 @@ def main():
         t0 = sum(r[2] for r in runs[0])
         t1 = sum(r[2] for r in runs[1])
         depths = [max(r[0]) if r[0] else 0 for r in runs[1]]
-        print(f"{names[1]}: median depth {sorted(depths)[len(depths) // 2]}, {t1:.2f} s in all")
+        if not depths:
+            sys.exit(f"{names[1]} searched none of the positions")
+        print(f"{names[1]}: median depth {sorted(depths)[len(depths) // 2]}, {t1:.2f} s in all"
+              + (f" ({forced} positions left out: answered without a search)" if forced else ""))
         bound = "at least " if missed else ""
         print(f"{names[0]} to the same depths: {bound}{t0:.2f} s in all ({bound}{t0 / t1:.2f}x)"
               + (f"; {missed} of {len(fens)} positions stopped at the {a.cap:g} s cap"
@@ -310,7 +321,7 @@ def main():
                   + (f"over depths {b[0]}-{b[1]}: {b[2]:.2f}" if b else ": - (one depth only)"))
     if len(runs) > 1:
         agree = sum(same_move(r0[1], r1[1]) for r0, r1 in zip(runs[0], runs[1]))
-        print(f"best moves agree: {agree} of {len(fens)}")
+        print(f"best moves agree: {agree} of {len(runs[0])}")
 
 
 if __name__ == "__main__":
