@@ -225,7 +225,7 @@ def main():
     if a.peer_time is not None and not (0 < a.peer_time <= 600 and (a.peer or a.scan20)):
         ap.error("--peer-time needs --peer and a time from 0 to 600 s")
     if not 0 < a.cap <= 3600:
-        ap.error("--cap must be from 0 to 3600 s")
+        ap.error("--cap must be above 0 and at most 3600 s")
     with open(a.positions) as f:
         fens = [l.strip() for l in f if l.strip() and not l.startswith("#")]
     fens = fens[: a.limit] if a.limit else fens
@@ -283,7 +283,7 @@ def main():
               + (f" ({forced} positions left out: answered without a search)" if forced else ""))
         bound = "at least " if missed else ""
         print(f"{names[0]} to the same depths: {bound}{t0:.2f} s in all ({bound}{t0 / t1:.2f}x)"
-              + (f"; {missed} of {len(fens)} positions stopped at the {a.cap:g} s cap"
+              + (f"; {missed} of {len(runs[0])} positions stopped at the {a.cap:g} s cap"
                  if missed else ""))
     else:
         deepest = min(max(r[0], default=0) for run in runs for r in run)
